@@ -1,0 +1,5 @@
+//! The `stiction` command.
+
+fn main() {
+    println!("stiction {}", env!("CARGO_PKG_VERSION"));
+}

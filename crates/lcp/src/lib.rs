@@ -1,0 +1,42 @@
+//! # stiction-lcp
+//!
+//! Solvers for linear complementarity problems as they arise in rigid-body dynamics, with
+//! no knowledge of bodies: the engine (or any user) hands over numbers.
+//!
+//! - [`BoxedLcp`]: `A x = b + w` with bounds `lo <= x <= hi`, `nub` unbounded leading rows
+//!   and `findex` friction coupling (ODE's `dSolveLCP` semantics).
+//! - [`StandardLcp`]: `w = M z + q`, `0 <= z _|_ w >= 0`.
+//!
+//! Solvers, each returning a [`SolveReport`] (solution, slack, [`Status`], work count,
+//! [`Residual`]):
+//! - [`dantzig`]: exact principal pivoting with an incrementally updated `LDL^T` of the
+//!   clamped set, degeneracy-safe, optional warm start and PGS fallback.
+//! - [`pgs`]: SOR projected Gauss-Seidel over a [`pgs::RowOperator`], so callers can run it
+//!   on sparse rows without forming `A`.
+//! - [`lemke`]: Lemke's complementary pivoting for the standard LCP.
+//! - [`pgd`]: accelerated projected gradient for the box-constrained QP.
+//! - [`mlcp`]: reduction of a mixed LCP to a standard LCP (Drake's `ConstraintSolver`).
+//!
+//! Malformed problems are rejected with a typed [`LcpError`]; solver failures are a status,
+//! never a panic, and every pivoting loop has a limit.
+
+#![warn(missing_docs)]
+
+pub mod dantzig;
+pub mod error;
+#[cfg(feature = "json")]
+pub mod json;
+pub mod lemke;
+pub mod matrix;
+pub mod mlcp;
+pub mod pgd;
+pub mod pgs;
+pub mod problem;
+pub mod report;
+pub mod residual;
+
+pub use error::LcpError;
+pub use matrix::DenseMatrix;
+pub use problem::{BoxedLcp, StandardLcp};
+pub use report::{IndexState, SolveReport, Status};
+pub use residual::{boxed_residual, standard_residual, Residual};
