@@ -24,6 +24,7 @@
 
 pub mod dantzig;
 pub mod error;
+pub mod generate;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod lemke;
