@@ -129,4 +129,12 @@ pub enum LcpError {
     /// The JSON problem file could not be read.
     #[error("{0}")]
     Parse(String),
+    /// A problem read as a standard LCP (for Lemke) sets a field only a boxed LCP has.
+    #[error("field `{field}`: {reason}")]
+    NotStandard {
+        /// The field (`lo`, `hi`, `findex` or `nub`).
+        field: &'static str,
+        /// What it holds and what a standard LCP requires.
+        reason: String,
+    },
 }
