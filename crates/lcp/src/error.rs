@@ -126,6 +126,16 @@ pub enum LcpError {
         /// What was being solved.
         what: &'static str,
     },
+    /// A solver that needs a symmetric matrix got one whose asymmetry exceeds its tolerance.
+    #[error("field `a`: matrix must be symmetric for this solver; |a[{row}][{col}] - a[{col}][{row}]| = {asymmetry:e}")]
+    NotSymmetric {
+        /// Row of the worst asymmetric pair.
+        row: usize,
+        /// Column of the worst asymmetric pair.
+        col: usize,
+        /// The size of the asymmetry.
+        asymmetry: f64,
+    },
     /// The JSON problem file could not be read.
     #[error("{0}")]
     Parse(String),
