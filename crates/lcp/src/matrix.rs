@@ -174,6 +174,33 @@ impl DenseMatrix {
     }
 }
 
+impl DenseMatrix {
+    /// Checks symmetry to a tolerance relative to the largest entry: solvers that factor
+    /// `A` as `L D L^T` or minimise `1/2 x^T A x` need it.
+    pub fn check_symmetric(&self, relative_tolerance: f64) -> Result<(), LcpError> {
+        if !self.is_square() {
+            return Err(LcpError::NotSquare {
+                rows: self.rows,
+                cols: self.cols,
+            });
+        }
+        let allowed = relative_tolerance * self.max_abs();
+        for i in 0..self.rows {
+            for j in 0..i {
+                let asymmetry = (self[(i, j)] - self[(j, i)]).abs();
+                if asymmetry > allowed {
+                    return Err(LcpError::NotSymmetric {
+                        row: i,
+                        col: j,
+                        asymmetry,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl std::ops::Index<(usize, usize)> for DenseMatrix {
     type Output = f64;
     #[inline]
