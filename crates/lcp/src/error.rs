@@ -147,4 +147,18 @@ pub enum LcpError {
         /// What it holds and what a standard LCP requires.
         reason: String,
     },
+    /// A matrix whose shape does not fit the rest of the problem (mixed LCP blocks).
+    #[error("field `{field}`: expected a {expected_rows} x {expected_cols} matrix, found {rows} x {cols}")]
+    MatrixShape {
+        /// Name of the matrix field (`a_matrix`, `x1`, `x2`, `x3`).
+        field: &'static str,
+        /// Rows it must have.
+        expected_rows: usize,
+        /// Columns it must have.
+        expected_cols: usize,
+        /// Rows it has.
+        rows: usize,
+        /// Columns it has.
+        cols: usize,
+    },
 }
