@@ -1,0 +1,62 @@
+//! Why a command stopped, and which exit status that maps to.
+
+use std::path::{Path, PathBuf};
+
+use stiction_lcp::LcpError;
+
+/// Exit status for bad input or usage (clap uses the same for its own usage errors).
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit status for a command that ran but did not succeed.
+pub const EXIT_FAILED: u8 = 1;
+
+/// A command's failure, printed as one `error: ` line on stderr.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// An input file could not be read at all.
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// An input file was read but is not a valid problem (syntax, shape, bounds, ...).
+    #[error("{}: {source}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Which rule it broke, naming the field.
+        source: LcpError,
+    },
+    /// A solver rejected the options it was given.
+    #[error("--solver {solver}: {source}")]
+    Options {
+        /// The solver's name on the command line.
+        solver: &'static str,
+        /// Which option and which rule.
+        source: LcpError,
+    },
+    /// The result could not be written.
+    #[error("cannot write the result: {0}")]
+    Output(std::io::Error),
+}
+
+impl CliError {
+    /// A file-level problem error.
+    pub fn invalid(path: &Path, source: LcpError) -> Self {
+        CliError::Invalid {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The process exit status this failure maps to.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CliError::Read { .. } | CliError::Invalid { .. } | CliError::Options { .. } => {
+                EXIT_BAD_INPUT
+            }
+            CliError::Output(_) => EXIT_FAILED,
+        }
+    }
+}
