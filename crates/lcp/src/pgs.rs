@@ -1,4 +1,691 @@
-//! (in progress)
-/// Options for projected Gauss-Seidel (placeholder, being written).
+//! SOR projected Gauss-Seidel for the boxed LCP: ODE's `dWorldQuickStep` solver.
+//!
+//! Each sweep visits the rows in order and moves one unknown at a time to the value that
+//! satisfies its own row, relaxed by `omega` and projected onto its bounds:
+//!
+//! ```text
+//! x_i <- clamp(x_i + omega (b_i - (A x)_i) / A_ii, lo_i, hi_i)
+//! ```
+//!
+//! Friction rows (`findex[i] = Some(j)`) take `+-mu_i |x_j|` from the *current* normal
+//! force, so a sweep sees the normal force it has just updated. With
+//! [`PgsOptions::coulomb_cone`] the two tangent rows of a contact are moved together and
+//! projected onto the disk `|f_t| <= mu f_n` instead of the box.
+//!
+//! The solver only reads `A` through a [`RowOperator`], so the engine can run it on sparse
+//! Jacobian rows without ever forming `A` ([`pgs_sweeps`], allocation-free once its
+//! [`PgsScratch`] has grown to the problem size). [`solve_pgs`] is the dense entry point.
+
+use crate::error::LcpError;
+use crate::matrix::{dot, max_abs, DenseMatrix};
+use crate::problem::{check_finite, BoxedLcp};
+use crate::report::{SolveReport, Status};
+use crate::residual::{boxed_residual, Residual};
+
+/// Read access to the matrix `A` of a boxed LCP, one row at a time.
+///
+/// # Contract
+/// [`pgs_sweeps`] first projects the warm start onto the bounds, then calls
+/// [`begin`](RowOperator::begin) once with that `x`, and afterwards calls
+/// [`row_changed`](RowOperator::row_changed)`(i, delta)` after *every* change
+/// `x_i += delta` it makes (never with `delta == 0`). Between those calls `x` is not modified,
+/// so an implementation may answer [`row_times_vector`](RowOperator::row_times_vector) from a
+/// cache instead of from `x`. The engine's sparse form keeps `a = M^-1 J^T x` per body:
+/// `begin` builds it, `row_changed` adds `delta * M^-1 J_i^T` to the (at most two) bodies of
+/// row `i`, and `(A x)_i = J_i . a + cfm_i x_i / h` then costs 12 multiplies.
+pub trait RowOperator {
+    /// Number of rows `n` (the matrix is `n x n`).
+    fn len(&self) -> usize;
+
+    /// Whether the operator has no rows.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The diagonal entry `A_ii`.
+    fn diagonal(&self, i: usize) -> f64;
+
+    /// `(A x)_i`, for the `x` last announced through `begin` and `row_changed`.
+    fn row_times_vector(&self, i: usize, x: &[f64]) -> f64;
+
+    /// The off-diagonal entry `A_ij`, if the operator can give it cheaply.
+    ///
+    /// Only used to size the joint step of a Coulomb-cone friction pair
+    /// ([`PgsOptions::coulomb_cone`]), once per solve. `None` (the default) makes the solver
+    /// assume the worst case `|A_ij| = sqrt(A_ii A_jj)`, which can halve that step.
+    fn off_diagonal(&self, i: usize, j: usize) -> Option<f64> {
+        let _ = (i, j);
+        None
+    }
+
+    /// Called once, with the projected warm start, before the first sweep.
+    fn begin(&mut self, x: &[f64]) {
+        let _ = x;
+    }
+
+    /// Called after each change `x_i += delta` (`delta != 0`).
+    fn row_changed(&mut self, i: usize, delta: f64) {
+        let _ = (i, delta);
+    }
+}
+
+/// A [`RowOperator`] over a dense matrix: `(A x)_i` is a dot product with row `i`.
+#[derive(Clone, Copy, Debug)]
+pub struct DenseOperator<'a> {
+    a: &'a DenseMatrix,
+}
+
+impl<'a> DenseOperator<'a> {
+    /// Wraps a square matrix.
+    pub fn new(a: &'a DenseMatrix) -> Self {
+        Self { a }
+    }
+}
+
+impl RowOperator for DenseOperator<'_> {
+    fn len(&self) -> usize {
+        self.a.rows()
+    }
+
+    fn diagonal(&self, i: usize) -> f64 {
+        self.a[(i, i)]
+    }
+
+    fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
+        dot(self.a.row(i), x)
+    }
+
+    fn off_diagonal(&self, i: usize, j: usize) -> Option<f64> {
+        Some(self.a[(i, j)])
+    }
+}
+
+/// Options for projected Gauss-Seidel ([`solve_pgs`], [`pgs_sweeps`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PgsOptions {
+    /// SOR relaxation factor (dimensionless), default `1.0` (plain Gauss-Seidel); must lie
+    /// in the open interval `(0, 2)`. Above 1 over-relaxes, which speeds up smooth, stiff
+    /// problems (chains, stacks) but can oscillate on contact-rich ones; below 1
+    /// under-relaxes, slower but more damped.
+    pub omega: f64,
+    /// Largest number of sweeps over all rows, default `1000`; must be at least 1. Raising it
+    /// buys accuracy on ill-conditioned problems at a cost linear in the sweeps.
+    pub max_iterations: usize,
+    /// Stop once the largest change of any `x_i` during one sweep, divided by
+    /// `max(|x|_inf, f64::MIN_POSITIVE)`, is `<= tolerance` (dimensionless, relative),
+    /// default `1e-9`; must be finite and `>= 0`. Lowering it costs more sweeps.
+    pub tolerance: f64,
+    /// [`solve_pgs`] only: the largest normalised residual
+    /// ([`crate::Residual::max`]) with which a converged solve is reported as
+    /// [`Status::Solved`], default `1e-6`; must be finite and `> 0`.
+    pub residual_tolerance: f64,
+    /// Friction model, default `false` (ODE's box: each tangent row bounded by
+    /// `+-mu |f_n|` on its own).
+    ///
+    /// When `true`, friction rows are grouped by their normal: if *exactly two* rows point at
+    /// the same normal `j` through `findex`, both have a positive diagonal and a positive
+    /// coefficient, they form a pair and are updated together, their force projected onto
+    /// the exact Coulomb disk `(f_1/mu_1)^2 + (f_2/mu_2)^2 <= f_n^2` (a circle of radius
+    /// `mu |f_n|` when `mu_1 = mu_2`; an ellipse, reached by radial scaling, when the
+    /// coefficients differ). A normal with one friction row, or with more than two, keeps
+    /// the box for those rows: with more than two rows the directions are not known to be
+    /// an orthogonal tangent basis, so a disk in their coordinates would mean nothing.
+    pub coulomb_cone: bool,
+}
+
+impl Default for PgsOptions {
+    fn default() -> Self {
+        Self {
+            omega: 1.0,
+            max_iterations: 1000,
+            tolerance: 1e-9,
+            residual_tolerance: 1e-6,
+            coulomb_cone: false,
+        }
+    }
+}
+
+impl PgsOptions {
+    /// Checks every option against its documented range.
+    pub fn validate(&self) -> Result<(), LcpError> {
+        if !(self.omega > 0.0 && self.omega < 2.0) {
+            return Err(bad_option(
+                "omega",
+                format!("must lie in (0, 2), got {}", self.omega),
+            ));
+        }
+        if self.max_iterations == 0 {
+            return Err(bad_option("max_iterations", "must be at least 1".into()));
+        }
+        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
+            return Err(bad_option(
+                "tolerance",
+                format!("must be finite and >= 0, got {}", self.tolerance),
+            ));
+        }
+        if !(self.residual_tolerance.is_finite() && self.residual_tolerance > 0.0) {
+            return Err(bad_option(
+                "residual_tolerance",
+                format!("must be finite and > 0, got {}", self.residual_tolerance),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn bad_option(option: &'static str, reason: String) -> LcpError {
+    LcpError::BadOption { option, reason }
+}
+
+/// How a run of [`pgs_sweeps`] ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PgsOutcome {
+    /// Sweeps performed (each visits every row once).
+    pub sweeps: usize,
+    /// Whether the last sweep's relative change met [`PgsOptions::tolerance`].
+    pub converged: bool,
+    /// The largest change of one `x_i` in the last sweep over `max(|x|_inf, tiny)`.
+    pub relative_change: f64,
+    /// Rows whose diagonal is `<= 0` or not finite: they keep their projected warm start,
+    /// and only a residual check can tell whether that value satisfies them.
+    pub frozen_rows: usize,
+    /// Whether an update produced a non-finite value. The sweeps stop there, and `x` keeps
+    /// the last finite values.
+    pub non_finite: bool,
+}
+
+/// Marks "no partner" in [`PgsScratch`].
+const NONE: usize = usize::MAX;
+/// Marks a normal row with more than two friction rows while pairing.
+const MANY: usize = usize::MAX - 1;
+
+/// Work arrays for [`pgs_sweeps`], kept between calls so that a steady-state simulation
+/// allocates nothing: the arrays only grow when a larger problem arrives.
 #[derive(Clone, Debug, Default)]
-pub struct PgsOptions {}
+pub struct PgsScratch {
+    /// `1 / A_ii`, or `0` for a frozen row.
+    inv_diag: Vec<f64>,
+    /// For a Coulomb-cone friction row, the other row of its pair, else [`NONE`].
+    partner: Vec<usize>,
+    /// For the lower row of a pair: `1 / lambda_max` of the pair's block in the scaled
+    /// coordinates `f_k / mu_k`.
+    pair_step: Vec<f64>,
+    /// Per normal row while pairing: [`NONE`], the first friction row seen, or [`MANY`].
+    seen: Vec<usize>,
+}
+
+impl PgsScratch {
+    /// Empty scratch; it grows on first use.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Scratch already sized for problems of `n` rows.
+    pub fn with_capacity(n: usize) -> Self {
+        let mut s = Self::default();
+        s.resize(n);
+        s
+    }
+
+    fn resize(&mut self, n: usize) {
+        self.inv_diag.resize(n, 0.0);
+        self.partner.resize(n, NONE);
+        self.pair_step.resize(n, 0.0);
+        self.seen.resize(n, NONE);
+    }
+}
+
+/// Runs SOR projected Gauss-Seidel sweeps on `x` in place.
+///
+/// `b`, `lo`, `hi` and `findex` follow [`BoxedLcp`]'s meaning (for a friction row `hi[i]` is
+/// its coefficient and `lo[i]` is ignored); unbounded rows are simply rows with infinite
+/// bounds. `x` holds the warm start on entry (zeros for a cold start) and the solution on
+/// return. It is first projected onto the bounds (a Coulomb pair onto its disk), then the
+/// operator's [`begin`](RowOperator::begin) is called, then up to `options.max_iterations`
+/// sweeps run until the relative change of a sweep meets `options.tolerance`.
+///
+/// Beyond the `O(n)` set-up (lengths, indices, inverse diagonals, Coulomb pairs) nothing is
+/// allocated once `scratch` has reached size `n`.
+///
+/// # Errors
+/// [`LcpError::LengthMismatch`] if a slice's length differs from `op.len()`,
+/// [`LcpError::NonFinite`] for a non-finite warm start, the `findex` errors of
+/// [`BoxedLcp::validate`], and [`LcpError::BadOption`] for options out of range. A solve that
+/// does not converge is not an error: see [`PgsOutcome`].
+#[allow(clippy::too_many_arguments)]
+pub fn pgs_sweeps<O: RowOperator>(
+    op: &mut O,
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &mut [f64],
+    options: &PgsOptions,
+    scratch: &mut PgsScratch,
+) -> Result<PgsOutcome, LcpError> {
+    options.validate()?;
+    let n = op.len();
+    check_inputs(n, b, lo, hi, findex, x)?;
+    let frozen_rows = prepare(op, hi, findex, options, scratch);
+
+    project_warm_start(lo, hi, findex, x, scratch);
+    op.begin(x);
+
+    let mut outcome = PgsOutcome {
+        sweeps: 0,
+        converged: false,
+        relative_change: f64::INFINITY,
+        frozen_rows,
+        non_finite: false,
+    };
+    while outcome.sweeps < options.max_iterations {
+        outcome.sweeps += 1;
+        let Some(largest_change) = sweep(op, b, lo, hi, findex, x, options.omega, scratch) else {
+            outcome.non_finite = true;
+            break;
+        };
+        outcome.relative_change = largest_change / max_abs(x).max(f64::MIN_POSITIVE);
+        if outcome.relative_change <= options.tolerance {
+            outcome.converged = true;
+            break;
+        }
+    }
+    Ok(outcome)
+}
+
+/// Solves a dense boxed LCP by projected Gauss-Seidel.
+///
+/// `warm_start` (default zeros) must have the problem's length and be finite. The report's
+/// status is
+/// - [`Status::NonFinite`] if an update overflowed (the report then carries the last finite
+///   iterate) or the final `x` or `w` is not finite;
+/// - [`Status::Solved`] if the sweeps met [`PgsOptions::tolerance`] *and* the normalised
+///   residual of the result is at most [`PgsOptions::residual_tolerance`]: small steps alone
+///   do not prove a solution (a frozen row, or a stalled sweep, also makes small steps);
+/// - [`Status::IterationLimit`] otherwise.
+///
+/// `iterations` counts sweeps. With [`PgsOptions::coulomb_cone`] the residual treats each
+/// friction pair's disk as its feasible set: `bound` measures how far the pair lies outside
+/// it, and `complementarity` is the pair's natural residual `y - P_disk(y - S w)` in the
+/// coordinates `y = f / mu` (`S = diag(mu)`), zero exactly when the friction force is on the
+/// disk and opposes the tangential slack (maximal dissipation) or the slack is zero.
+///
+/// # Errors
+/// Everything [`BoxedLcp::validate`] rejects, a warm start of the wrong length
+/// ([`LcpError::LengthMismatch`], field `warm_start`) or with a non-finite entry
+/// ([`LcpError::NonFinite`]), and options out of range ([`LcpError::BadOption`]).
+pub fn solve_pgs(
+    problem: &BoxedLcp,
+    warm_start: Option<&[f64]>,
+    options: &PgsOptions,
+) -> Result<SolveReport, LcpError> {
+    problem.validate()?;
+    options.validate()?;
+    let mut x = initial_guess(problem.len(), warm_start)?;
+    let mut op = DenseOperator::new(&problem.a);
+    let mut scratch = PgsScratch::with_capacity(problem.len());
+    let outcome = pgs_sweeps(
+        &mut op,
+        &problem.b,
+        &problem.lo,
+        &problem.hi,
+        &problem.findex,
+        &mut x,
+        options,
+        &mut scratch,
+    )?;
+    let w = problem.slack(&x);
+    let residual = if options.coulomb_cone {
+        cone_residual(problem, &x, &w, &scratch.partner)
+    } else {
+        boxed_residual(problem, &x, &w)
+    };
+    let all_finite = x.iter().chain(&w).all(|v| v.is_finite());
+    let status = if outcome.non_finite || !all_finite {
+        Status::NonFinite
+    } else if outcome.converged && residual.max() <= options.residual_tolerance {
+        Status::Solved
+    } else {
+        Status::IterationLimit
+    };
+    Ok(SolveReport {
+        x,
+        w,
+        status,
+        iterations: outcome.sweeps,
+        residual,
+        fell_back: false,
+    })
+}
+
+/// The starting point of an iterative solve: a checked copy of `warm_start`, or zeros.
+pub(crate) fn initial_guess(n: usize, warm_start: Option<&[f64]>) -> Result<Vec<f64>, LcpError> {
+    match warm_start {
+        None => Ok(vec![0.0; n]),
+        Some(ws) => {
+            if ws.len() != n {
+                return Err(LcpError::LengthMismatch {
+                    field: "warm_start",
+                    expected: n,
+                    found: ws.len(),
+                });
+            }
+            check_finite("warm_start", ws)?;
+            Ok(ws.to_vec())
+        }
+    }
+}
+
+fn check_inputs(
+    n: usize,
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &[f64],
+) -> Result<(), LcpError> {
+    for (field, len) in [
+        ("b", b.len()),
+        ("lo", lo.len()),
+        ("hi", hi.len()),
+        ("findex", findex.len()),
+        ("warm_start", x.len()),
+    ] {
+        if len != n {
+            return Err(LcpError::LengthMismatch {
+                field,
+                expected: n,
+                found: len,
+            });
+        }
+    }
+    check_finite("warm_start", x)?;
+    for (i, f) in findex.iter().enumerate() {
+        if let Some(j) = *f {
+            if j >= n {
+                return Err(LcpError::FindexOutOfRange {
+                    index: i,
+                    target: j as i64,
+                    n,
+                });
+            }
+            if j == i {
+                return Err(LcpError::FindexSelf { index: i });
+            }
+            if findex[j].is_some() {
+                return Err(LcpError::FindexChain {
+                    index: i,
+                    target: j,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fills the scratch for this problem; returns the number of frozen rows.
+fn prepare<O: RowOperator>(
+    op: &O,
+    hi: &[f64],
+    findex: &[Option<usize>],
+    options: &PgsOptions,
+    scratch: &mut PgsScratch,
+) -> usize {
+    let n = op.len();
+    scratch.resize(n);
+    let mut frozen = 0;
+    for i in 0..n {
+        let d = op.diagonal(i);
+        scratch.inv_diag[i] = if d > 0.0 && d.is_finite() {
+            1.0 / d
+        } else {
+            frozen += 1;
+            0.0
+        };
+    }
+    scratch.partner.fill(NONE);
+    if options.coulomb_cone {
+        find_cone_pairs(op, hi, findex, scratch);
+    }
+    frozen
+}
+
+/// Pairs the friction rows of each normal that has exactly two (see
+/// [`PgsOptions::coulomb_cone`]) and sizes each pair's joint step.
+fn find_cone_pairs<O: RowOperator>(
+    op: &O,
+    hi: &[f64],
+    findex: &[Option<usize>],
+    scratch: &mut PgsScratch,
+) {
+    let PgsScratch {
+        inv_diag,
+        partner,
+        pair_step,
+        seen,
+    } = scratch;
+    seen.fill(NONE);
+    for (i, f) in findex.iter().enumerate() {
+        let Some(j) = *f else { continue };
+        match seen[j] {
+            NONE => seen[j] = i,
+            MANY => {}
+            first if partner[first] == NONE => {
+                partner[first] = i;
+                partner[i] = first;
+            }
+            first => {
+                // A third friction row on this normal: the pair was premature.
+                let second = partner[first];
+                partner[second] = NONE;
+                partner[first] = NONE;
+                seen[j] = MANY;
+            }
+        }
+    }
+    for i in 0..findex.len() {
+        let k = partner[i];
+        if k == NONE || k < i {
+            continue;
+        }
+        let (mu_i, mu_k) = (hi[i], hi[k]);
+        let usable = inv_diag[i] > 0.0 && inv_diag[k] > 0.0 && mu_i > 0.0 && mu_k > 0.0;
+        if !usable {
+            partner[i] = NONE;
+            partner[k] = NONE;
+            continue;
+        }
+        // The block of A for (f_i/mu_i, f_k/mu_k): its largest eigenvalue is the Lipschitz
+        // constant of the pair's gradient, so a step of omega / lambda_max (omega < 2)
+        // always lowers the energy, and its fixed points satisfy the cone's KKT conditions.
+        let p = mu_i * mu_i * op.diagonal(i);
+        let q = mu_k * mu_k * op.diagonal(k);
+        let coupling = match (op.off_diagonal(i, k), op.off_diagonal(k, i)) {
+            (Some(a), Some(c)) if a.is_finite() && c.is_finite() => a.abs().max(c.abs()),
+            _ => (op.diagonal(i) * op.diagonal(k)).sqrt(),
+        };
+        let r = mu_i * mu_k * coupling;
+        let lambda_max = 0.5 * (p + q) + (0.25 * (p - q) * (p - q) + r * r).sqrt();
+        pair_step[i] = 1.0 / lambda_max;
+    }
+}
+
+/// Projects the warm start onto the bounds it implies: normals first, so friction rows see
+/// the projected normal force.
+fn project_warm_start(
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &mut [f64],
+    scratch: &PgsScratch,
+) {
+    for i in 0..x.len() {
+        if findex[i].is_none() {
+            x[i] = x[i].max(lo[i]).min(hi[i]);
+        }
+    }
+    for i in 0..x.len() {
+        if let Some(j) = findex[i] {
+            let limit = (hi[i] * x[j]).abs();
+            x[i] = x[i].max(-limit).min(limit);
+        }
+    }
+    for i in 0..x.len() {
+        let k = scratch.partner[i];
+        if k != NONE && k > i {
+            let normal = x[findex[i].unwrap_or(i)];
+            (x[i], x[k]) = project_onto_cone(x[i], x[k], hi[i], hi[k], normal);
+        }
+    }
+}
+
+/// One sweep; returns the largest `|delta x_i|`, or `None` if an update was not finite.
+#[allow(clippy::too_many_arguments)]
+fn sweep<O: RowOperator>(
+    op: &mut O,
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &mut [f64],
+    omega: f64,
+    scratch: &PgsScratch,
+) -> Option<f64> {
+    let mut largest: f64 = 0.0;
+    for i in 0..x.len() {
+        let inv_diag = scratch.inv_diag[i];
+        if inv_diag == 0.0 {
+            continue;
+        }
+        let k = scratch.partner[i];
+        if k != NONE {
+            if k > i {
+                let change = update_cone_pair(op, b, hi, findex, x, omega, scratch, i, k)?;
+                largest = largest.max(change);
+            }
+            continue;
+        }
+        let (lower, upper) = match findex[i] {
+            Some(j) => {
+                let limit = (hi[i] * x[j]).abs();
+                (-limit, limit)
+            }
+            None => (lo[i], hi[i]),
+        };
+        let candidate = x[i] + omega * (b[i] - op.row_times_vector(i, x)) * inv_diag;
+        if !candidate.is_finite() {
+            return None;
+        }
+        let delta = candidate.max(lower).min(upper) - x[i];
+        if delta != 0.0 {
+            x[i] += delta;
+            op.row_changed(i, delta);
+            largest = largest.max(delta.abs());
+        }
+    }
+    Some(largest)
+}
+
+/// Moves the friction pair `(i, k)` by one relaxed projected-gradient step in the scaled
+/// coordinates `f/mu`, then projects onto the Coulomb disk of the current normal force.
+#[allow(clippy::too_many_arguments)]
+fn update_cone_pair<O: RowOperator>(
+    op: &mut O,
+    b: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &mut [f64],
+    omega: f64,
+    scratch: &PgsScratch,
+    i: usize,
+    k: usize,
+) -> Option<f64> {
+    let (mu_i, mu_k) = (hi[i], hi[k]);
+    let normal = x[findex[i].unwrap_or(i)];
+    // Both gradients at the same point: a joint step, not two Gauss-Seidel steps.
+    let r_i = b[i] - op.row_times_vector(i, x);
+    let r_k = b[k] - op.row_times_vector(k, x);
+    let step = omega * scratch.pair_step[i];
+    let f_i = x[i] + step * mu_i * mu_i * r_i;
+    let f_k = x[k] + step * mu_k * mu_k * r_k;
+    if !(f_i.is_finite() && f_k.is_finite()) {
+        return None;
+    }
+    let (f_i, f_k) = project_onto_cone(f_i, f_k, mu_i, mu_k, normal);
+    let mut largest: f64 = 0.0;
+    for (row, value) in [(i, f_i), (k, f_k)] {
+        let delta = value - x[row];
+        if delta != 0.0 {
+            x[row] = value;
+            op.row_changed(row, delta);
+            largest = largest.max(delta.abs());
+        }
+    }
+    Some(largest)
+}
+
+/// Scales `(f_1, f_2)` radially onto `(f_1/mu_1)^2 + (f_2/mu_2)^2 <= normal^2` if outside
+/// (both `mu > 0`). For `mu_1 = mu_2` this is the Euclidean projection onto the disk.
+fn project_onto_cone(f_1: f64, f_2: f64, mu_1: f64, mu_2: f64, normal: f64) -> (f64, f64) {
+    let radius = normal.abs();
+    let norm = (f_1 / mu_1).hypot(f_2 / mu_2);
+    if norm <= radius {
+        (f_1, f_2)
+    } else {
+        let scale = radius / norm;
+        (f_1 * scale, f_2 * scale)
+    }
+}
+
+/// [`crate::boxed_residual`] with each Coulomb pair (`partner`) judged against its disk
+/// instead of its box; the normalisation is the same, so the figures compare directly.
+fn cone_residual(problem: &BoxedLcp, x: &[f64], w: &[f64], partner: &[usize]) -> Residual {
+    let mut residual = boxed_residual(problem, x, w);
+    let n = problem.len();
+    let x_inf = max_abs(x);
+    let mut x_scale = x_inf;
+    for i in 0..n {
+        let (lo, hi) = problem.effective_bounds(i, x);
+        for bound in [lo, hi] {
+            if bound.is_finite() {
+                x_scale = x_scale.max(bound.abs());
+            }
+        }
+    }
+    let x_scale = x_scale.max(f64::MIN_POSITIVE);
+    let w_scale = max_abs(&problem.b)
+        .max(problem.a.max_abs() * x_inf)
+        .max(f64::MIN_POSITIVE);
+    let (mut bound, mut complementarity): (f64, f64) = (0.0, 0.0);
+    for i in 0..n {
+        let k = partner[i];
+        if k == NONE {
+            let (lo, hi) = problem.effective_bounds(i, x);
+            bound = bound.max((lo - x[i]).max(x[i] - hi).max(0.0) / x_scale);
+            let xs = x[i] / x_scale;
+            let ws = w[i] / w_scale;
+            let natural = xs - (xs - ws).max(lo / x_scale).min(hi / x_scale);
+            complementarity = complementarity.max(natural.abs());
+        } else if k > i {
+            let (mu_i, mu_k) = (problem.hi[i], problem.hi[k]);
+            let radius = x[problem.findex[i].unwrap_or(i)].abs() / x_scale;
+            let y_i = x[i] / (mu_i * x_scale);
+            let y_k = x[k] / (mu_k * x_scale);
+            let mu_max = mu_i.max(mu_k);
+            bound = bound.max((y_i.hypot(y_k) - radius).max(0.0) * mu_max);
+            let g_i = mu_i * w[i] / w_scale;
+            let g_k = mu_k * w[k] / w_scale;
+            let (p_i, p_k) = project_onto_cone(y_i - g_i, y_k - g_k, 1.0, 1.0, radius);
+            complementarity = complementarity
+                .max((mu_i * (y_i - p_i)).abs())
+                .max((mu_k * (y_k - p_k)).abs());
+        }
+    }
+    residual.bound = if bound.is_nan() { f64::INFINITY } else { bound };
+    residual.complementarity = if complementarity.is_nan() {
+        f64::INFINITY
+    } else {
+        complementarity
+    };
+    residual
+}

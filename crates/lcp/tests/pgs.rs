@@ -1,0 +1,847 @@
+//! Projected Gauss-Seidel reaches the solution of the boxed LCP.
+//!
+//! Invariants checked: on hand-solved 2x2 problems (interior, lower bound, upper bound,
+//! unbounded row, friction at its limit, `lo = hi = 0`) PGS returns the analytic `x` and `w`;
+//! on random symmetric positive definite problems both PGS and the accelerated projected
+//! gradient (`solve_pgd`) agree to 1e-6 with a brute-force oracle that enumerates every
+//! assignment of each row to {lower, upper, free}; a warm start at the solution stops after
+//! one sweep; the Coulomb-cone option keeps `|f_t| <= mu f_n` and opposes the tangential
+//! slack; a sparse operator that caches `M^-1 J^T x` gives the dense answer; bad input is a
+//! typed error, never a panic. The oracle lives here (`mod oracle`) and serves both solvers.
+
+use proptest::prelude::*;
+use stiction_lcp::pgd::{solve_pgd, PgdOptions};
+use stiction_lcp::pgs::{
+    pgs_sweeps, solve_pgs, DenseOperator, PgsOptions, PgsScratch, RowOperator,
+};
+use stiction_lcp::{BoxedLcp, DenseMatrix, LcpError, Status};
+
+/// Brute-force solver for small boxed LCPs: every row is put at its lower bound, its upper
+/// bound or left free, the resulting linear system is solved by Gaussian elimination, and
+/// each candidate is kept if it satisfies the BLCP conditions. A friction row at a bound is
+/// the linear equation `x_i = -+mu x_j`, which covers every solution with `x_j >= 0` (all
+/// the friction problems here have normals bounded below by 0).
+mod oracle {
+    use stiction_lcp::BoxedLcp;
+
+    /// Every distinct solution, `3^n` systems of size `n`; keep `n <= 7`.
+    pub fn solutions(p: &BoxedLcp) -> Vec<Vec<f64>> {
+        let n = p.len();
+        assert!(n <= 7, "the oracle enumerates 3^n cases");
+        let mut found: Vec<Vec<f64>> = Vec::new();
+        let mut state = vec![0u8; n];
+        for code in 0..3usize.pow(n as u32) {
+            let mut c = code;
+            for s in state.iter_mut() {
+                *s = (c % 3) as u8;
+                c /= 3;
+            }
+            let Some(x) = solve_assignment(p, &state) else {
+                continue;
+            };
+            if satisfies(p, &x) && !found.iter().any(|y| distance(y, &x) < 1e-8) {
+                found.push(x);
+            }
+        }
+        found
+    }
+
+    /// The linear system of one assignment (0 = lower, 1 = upper, 2 = free).
+    fn solve_assignment(p: &BoxedLcp, state: &[u8]) -> Option<Vec<f64>> {
+        let n = p.len();
+        let mut m = vec![vec![0.0; n + 1]; n];
+        for i in 0..n {
+            match (state[i], p.findex[i]) {
+                (2, _) => {
+                    m[i][..n].copy_from_slice(p.a.row(i));
+                    m[i][n] = p.b[i];
+                }
+                (s, Some(j)) => {
+                    let sign = if s == 0 { -1.0 } else { 1.0 };
+                    m[i][i] = 1.0;
+                    m[i][j] = -sign * p.hi[i];
+                }
+                (s, None) => {
+                    let value = if s == 0 { p.lo[i] } else { p.hi[i] };
+                    if !value.is_finite() {
+                        return None;
+                    }
+                    m[i][i] = 1.0;
+                    m[i][n] = value;
+                }
+            }
+        }
+        gauss(m)
+    }
+
+    /// Gaussian elimination with partial pivoting on an augmented `n x (n+1)` matrix.
+    fn gauss(mut m: Vec<Vec<f64>>) -> Option<Vec<f64>> {
+        let n = m.len();
+        for col in 0..n {
+            let pivot = (col..n).max_by(|&r, &s| m[r][col].abs().total_cmp(&m[s][col].abs()))?;
+            if m[pivot][col].abs() < 1e-12 {
+                return None;
+            }
+            m.swap(col, pivot);
+            let (upper, lower) = m.split_at_mut(col + 1);
+            let pivot_row = &upper[col];
+            for row in lower {
+                let factor = row[col] / pivot_row[col];
+                for (v, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *v -= factor * p;
+                }
+            }
+        }
+        let mut x = vec![0.0; n];
+        for r in (0..n).rev() {
+            let tail: f64 = (r + 1..n).map(|k| m[r][k] * x[k]).sum();
+            x[r] = (m[r][n] - tail) / m[r][r];
+        }
+        Some(x)
+    }
+
+    /// The three BLCP cases, to 1e-9 of the problem's scale.
+    fn satisfies(p: &BoxedLcp, x: &[f64]) -> bool {
+        let w = p.slack(x);
+        let tol_x = 1e-9 * (1.0 + x.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+        let tol_w = 1e-9 * (1.0 + p.b.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+        (0..p.len()).all(|i| {
+            let (lo, hi) = p.effective_bounds(i, x);
+            let inside = x[i] >= lo - tol_x && x[i] <= hi + tol_x;
+            let at_lo = x[i] - lo <= tol_x;
+            let at_hi = hi - x[i] <= tol_x;
+            inside && (w[i].abs() <= tol_w || (at_lo && w[i] >= -tol_w) || (at_hi && w[i] <= tol_w))
+        })
+    }
+
+    pub fn distance(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).fold(0.0, |m, (u, v)| m.max((u - v).abs()))
+    }
+}
+
+/// SplitMix64: a tiny deterministic generator, enough for test problems.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// `A = B B^T + c I` with `B` uniform in `[-1, 1]` and `c` in `[0.3, 1]`.
+fn random_spd(rng: &mut Rng, n: usize) -> DenseMatrix {
+    let b = DenseMatrix::from_row_major(n, n, (0..n * n).map(|_| rng.uniform(-1.0, 1.0)).collect())
+        .unwrap();
+    let mut a = b.mul_mat(&b.transpose());
+    let c = rng.uniform(0.3, 1.0);
+    for i in 0..n {
+        a[(i, i)] += c;
+    }
+    a
+}
+
+/// A random SPD problem of size `n` whose rows mix every kind of bound: a leading block of
+/// unbounded (`nub`) rows, `[0, inf)`, finite boxes, one-sided bounds and `lo = hi = 0`.
+fn random_box_problem(rng: &mut Rng, n: usize) -> BoxedLcp {
+    let a = random_spd(rng, n);
+    let b = (0..n).map(|_| rng.uniform(-2.0, 2.0)).collect();
+    let mut p = BoxedLcp::new(a, b);
+    p.nub = rng.below(2) as usize;
+    for i in 0..n {
+        let (lo, hi) = if i < p.nub {
+            (f64::NEG_INFINITY, f64::INFINITY)
+        } else {
+            match rng.below(5) {
+                0 => (0.0, f64::INFINITY),
+                1 => (rng.uniform(-1.0, 0.0), rng.uniform(0.0, 1.0)),
+                2 => (f64::NEG_INFINITY, rng.uniform(0.0, 1.0)),
+                3 => (rng.uniform(-1.0, 0.0), f64::INFINITY),
+                _ => (0.0, 0.0),
+            }
+        };
+        p.lo[i] = lo;
+        p.hi[i] = hi;
+    }
+    p
+}
+
+/// A random SPD problem of `contacts` contacts, each a normal row `[0, inf)` followed by two
+/// friction rows with a common coefficient in `[0.1, 0.8]`.
+fn random_contact_problem(rng: &mut Rng, contacts: usize) -> BoxedLcp {
+    let n = 3 * contacts;
+    let a = random_spd(rng, n);
+    let b = (0..n)
+        .map(|i| {
+            if i % 3 == 0 {
+                rng.uniform(-0.5, 2.0)
+            } else {
+                rng.uniform(-2.0, 2.0)
+            }
+        })
+        .collect();
+    let mut p = BoxedLcp::new(a, b);
+    for c in 0..contacts {
+        let mu = rng.uniform(0.1, 0.8);
+        for t in [3 * c + 1, 3 * c + 2] {
+            p.findex[t] = Some(3 * c);
+            p.lo[t] = 0.0;
+            p.hi[t] = mu;
+        }
+    }
+    p
+}
+
+fn matrix(rows: &[&[f64]]) -> DenseMatrix {
+    DenseMatrix::from_rows(rows).unwrap()
+}
+
+fn tight() -> PgsOptions {
+    PgsOptions {
+        max_iterations: 20_000,
+        tolerance: 1e-13,
+        ..PgsOptions::default()
+    }
+}
+
+fn tight_pgd() -> PgdOptions {
+    PgdOptions {
+        max_iterations: 50_000,
+        tolerance: 1e-11,
+        ..PgdOptions::default()
+    }
+}
+
+fn assert_close(found: &[f64], expected: &[f64], tol: f64) {
+    assert_eq!(found.len(), expected.len());
+    for (i, (f, e)) in found.iter().zip(expected).enumerate() {
+        assert!(
+            (f - e).abs() <= tol,
+            "entry {i}: found {f}, expected {e} (all: {found:?} vs {expected:?})"
+        );
+    }
+}
+
+/// Solves with PGS and checks the analytic `x` and `w`.
+fn check_pgs(p: &BoxedLcp, x: &[f64], w: &[f64]) {
+    let report = solve_pgs(p, None, &tight()).unwrap();
+    assert_eq!(report.status, Status::Solved, "{report:?}");
+    assert_close(&report.x, x, 1e-9);
+    assert_close(&report.w, w, 1e-9);
+    assert!(report.residual.max() < 1e-9, "{:?}", report.residual);
+    // The oracle must agree with the hand solution too, or the oracle is wrong.
+    let all = oracle::solutions(p);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_close(&all[0], x, 1e-12);
+}
+
+// A = [[2, 1], [1, 2]] throughout unless stated; all bounds [0, inf) unless stated.
+
+#[test]
+fn interior_solution_solves_the_linear_system() {
+    // b = (3, 3): A x = b gives x = (1, 1), both inside, w = 0.
+    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
+    check_pgs(&p, &[1.0, 1.0], &[0.0, 0.0]);
+}
+
+#[test]
+fn row_pushed_below_its_lower_bound_stays_at_it() {
+    // b = (3, -3): with x2 = 0, x1 = 3/2 and w2 = 1.5 + 3 = 4.5 >= 0.
+    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, -3.0]);
+    check_pgs(&p, &[1.5, 0.0], &[0.0, 4.5]);
+}
+
+#[test]
+fn row_pushed_above_its_upper_bound_stays_at_it() {
+    // hi1 = 0.5, b = (3, 3): x1 = 0.5, x2 = (3 - 0.5) / 2 = 1.25, w1 = 1 + 1.25 - 3 = -0.75.
+    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
+    p.hi[0] = 0.5;
+    check_pgs(&p, &[0.5, 1.25], &[-0.75, 0.0]);
+}
+
+#[test]
+fn unbounded_row_goes_negative() {
+    // nub = 1, b = (-3, -3): x2 = 0, x1 = -1.5 (free to be negative), w2 = -1.5 + 3 = 1.5.
+    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![-3.0, -3.0]);
+    p.nub = 1;
+    p.lo[0] = f64::NEG_INFINITY;
+    check_pgs(&p, &[-1.5, 0.0], &[0.0, 1.5]);
+}
+
+#[test]
+fn row_fixed_at_zero_carries_any_slack() {
+    // lo2 = hi2 = 0, b = (3, 3): x = (1.5, 0), w2 = 1.5 - 3 = -1.5 (allowed at lo = hi).
+    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
+    p.hi[1] = 0.0;
+    check_pgs(&p, &[1.5, 0.0], &[0.0, -1.5]);
+}
+
+#[test]
+fn friction_demand_beyond_the_limit_ends_at_mu_times_normal() {
+    // One contact: normal row 0, friction row 1 with mu = 0.5.
+    // A = [[2, 0.5], [0.5, 1]], b = (4, 3). Unconstrained x_t would be ~2.4, far above
+    // mu x_n, so x_t = x_n / 2 and 2 x_n + 0.25 x_n = 4: x_n = 16/9, x_t = 8/9,
+    // w_t = 0.5 * 16/9 + 8/9 - 3 = -11/9 <= 0 (pushing against the upper bound).
+    let mut p = BoxedLcp::new(matrix(&[&[2.0, 0.5], &[0.5, 1.0]]), vec![4.0, 3.0]);
+    p.findex[1] = Some(0);
+    p.hi[1] = 0.5;
+    check_pgs(&p, &[16.0 / 9.0, 8.0 / 9.0], &[0.0, -11.0 / 9.0]);
+}
+
+#[test]
+fn friction_demand_within_the_limit_is_met_exactly() {
+    // Same contact with b = (4, 1.5): A x = b gives (det 1.75) x_n = 3.25 / 1.75 = 13/7,
+    // x_t = 1 / 1.75 = 4/7, inside the limit mu x_n = 13/14, so w = 0.
+    let mut p = BoxedLcp::new(matrix(&[&[2.0, 0.5], &[0.5, 1.0]]), vec![4.0, 1.5]);
+    p.findex[1] = Some(0);
+    p.hi[1] = 0.5;
+    check_pgs(&p, &[13.0 / 7.0, 4.0 / 7.0], &[0.0, 0.0]);
+}
+
+#[test]
+fn over_relaxation_reaches_the_same_solution() {
+    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, -3.0]);
+    for omega in [0.5, 1.3, 1.9] {
+        let options = PgsOptions { omega, ..tight() };
+        let report = solve_pgs(&p, None, &options).unwrap();
+        assert_eq!(report.status, Status::Solved, "omega {omega}");
+        assert_close(&report.x, &[1.5, 0.0], 1e-9);
+    }
+}
+
+#[test]
+fn exact_warm_start_converges_in_one_sweep() {
+    let mut p = BoxedLcp::new(matrix(&[&[2.0, 0.5], &[0.5, 1.0]]), vec![4.0, 3.0]);
+    p.findex[1] = Some(0);
+    p.hi[1] = 0.5;
+    let exact = [16.0 / 9.0, 8.0 / 9.0];
+    let report = solve_pgs(&p, Some(&exact), &PgsOptions::default()).unwrap();
+    assert_eq!(report.status, Status::Solved);
+    assert_eq!(report.iterations, 1);
+    assert_close(&report.x, &exact, 1e-14);
+    // A cold start needs more than one sweep, so the count above is not trivially 1.
+    let cold = solve_pgs(&p, None, &PgsOptions::default()).unwrap();
+    assert!(cold.iterations > 1, "{}", cold.iterations);
+}
+
+#[test]
+fn running_out_of_sweeps_is_reported() {
+    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
+    let options = PgsOptions {
+        max_iterations: 2,
+        ..PgsOptions::default()
+    };
+    let report = solve_pgs(&p, None, &options).unwrap();
+    assert_eq!(report.status, Status::IterationLimit);
+    assert_eq!(report.iterations, 2);
+    assert!(report.residual.max() > 1e-3);
+}
+
+#[test]
+fn bad_options_are_rejected() {
+    let p = BoxedLcp::new(matrix(&[&[2.0]]), vec![1.0]);
+    for omega in [0.0, 2.0, -1.0, 2.5, f64::NAN, f64::INFINITY] {
+        let options = PgsOptions {
+            omega,
+            ..PgsOptions::default()
+        };
+        let err = solve_pgs(&p, None, &options).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                LcpError::BadOption {
+                    option: "omega",
+                    ..
+                }
+            ),
+            "{omega}: {err:?}"
+        );
+    }
+    let cases = [
+        (
+            PgsOptions {
+                max_iterations: 0,
+                ..PgsOptions::default()
+            },
+            "max_iterations",
+        ),
+        (
+            PgsOptions {
+                tolerance: -1.0,
+                ..PgsOptions::default()
+            },
+            "tolerance",
+        ),
+        (
+            PgsOptions {
+                residual_tolerance: 0.0,
+                ..PgsOptions::default()
+            },
+            "residual_tolerance",
+        ),
+    ];
+    for (options, name) in cases {
+        let err = solve_pgs(&p, None, &options).unwrap_err();
+        assert!(
+            matches!(err, LcpError::BadOption { option, .. } if option == name),
+            "{err:?}"
+        );
+    }
+}
+
+#[test]
+fn bad_warm_starts_are_rejected() {
+    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
+    let err = solve_pgs(&p, Some(&[1.0]), &PgsOptions::default()).unwrap_err();
+    assert_eq!(
+        err,
+        LcpError::LengthMismatch {
+            field: "warm_start",
+            expected: 2,
+            found: 1
+        }
+    );
+    let err = solve_pgs(&p, Some(&[1.0, f64::NAN]), &PgsOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LcpError::NonFinite {
+                field: "warm_start",
+                index: 1,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn nan_in_the_problem_is_rejected() {
+    let good = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
+    let mut in_a = good.clone();
+    in_a.a[(0, 1)] = f64::NAN;
+    let mut in_b = good.clone();
+    in_b.b[1] = f64::NAN;
+    let mut in_lo = good.clone();
+    in_lo.lo[0] = f64::NAN;
+    let mut in_hi = good.clone();
+    in_hi.hi[1] = f64::NAN;
+    for (p, field) in [(in_a, "a"), (in_b, "b"), (in_lo, "lo"), (in_hi, "hi")] {
+        let err = solve_pgs(&p, None, &PgsOptions::default()).unwrap_err();
+        assert!(
+            matches!(err, LcpError::NonFinite { field: f, .. } if f == field),
+            "{field}: {err:?}"
+        );
+    }
+}
+
+#[test]
+fn zero_diagonal_row_is_frozen_and_shows_in_the_status() {
+    // Row 0 is all zeros: w_0 = -b_0 whatever x is. With b_0 = 1, w_0 = -1 < 0 at the lower
+    // bound 0: unsatisfiable, and PGS must not call that solved (nor panic).
+    let a = matrix(&[&[0.0, 0.0], &[0.0, 2.0]]);
+    let p = BoxedLcp::new(a.clone(), vec![1.0, 2.0]);
+    let report = solve_pgs(&p, None, &PgsOptions::default()).unwrap();
+    assert_ne!(report.status, Status::Solved);
+    assert_close(&report.x, &[0.0, 1.0], 1e-12);
+    assert_close(&report.w, &[-1.0, 0.0], 1e-12);
+
+    // With b_0 = -1 the frozen row is satisfied at its (projected) warm start.
+    let p = BoxedLcp::new(a, vec![-1.0, 2.0]);
+    let report = solve_pgs(&p, Some(&[-5.0, 0.0]), &PgsOptions::default()).unwrap();
+    assert_eq!(report.status, Status::Solved);
+    assert_close(&report.x, &[0.0, 1.0], 1e-12);
+
+    // An indefinite matrix with a zero diagonal coupled to row 1: x_0 stays 0, x_1 = 1.
+    // With b_0 = 1 that happens to satisfy row 0 (w_0 = x_1 - 1 = 0); with b_0 = 2 it does
+    // not (w_0 = -1 at the lower bound), and the status must say so.
+    let a = matrix(&[&[0.0, 1.0], &[1.0, 2.0]]);
+    let p = BoxedLcp::new(a.clone(), vec![1.0, 2.0]);
+    let report = solve_pgs(&p, None, &PgsOptions::default()).unwrap();
+    assert_eq!(report.status, Status::Solved);
+    assert_close(&report.x, &[0.0, 1.0], 1e-12);
+    let p = BoxedLcp::new(a, vec![2.0, 2.0]);
+    let report = solve_pgs(&p, None, &PgsOptions::default()).unwrap();
+    assert_ne!(report.status, Status::Solved);
+    assert_close(&report.w, &[-1.0, 0.0], 1e-12);
+}
+
+#[test]
+fn overflow_is_reported_as_non_finite_not_solved() {
+    // x = b / a = 1e300 / 1e-300 overflows.
+    let p = BoxedLcp::new(matrix(&[&[1e-300]]), vec![1e300]);
+    let report = solve_pgs(&p, None, &PgsOptions::default()).unwrap();
+    assert_eq!(report.status, Status::NonFinite);
+    assert!(report.x.iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn empty_problem_is_solved() {
+    let p = BoxedLcp::new(DenseMatrix::zeros(0, 0), vec![]);
+    let report = solve_pgs(&p, None, &PgsOptions::default()).unwrap();
+    assert_eq!(report.status, Status::Solved);
+    assert!(report.x.is_empty());
+}
+
+/// One contact: normal row 0 and friction rows 1, 2 with mu = 0.5.
+fn single_contact(a: DenseMatrix, b: Vec<f64>) -> BoxedLcp {
+    let mut p = BoxedLcp::new(a, b);
+    for t in [1, 2] {
+        p.findex[t] = Some(0);
+        p.hi[t] = 0.5;
+    }
+    p
+}
+
+#[test]
+fn coulomb_cone_caps_the_friction_force_along_the_demand() {
+    // Decoupled, isotropic: x_n = 1; the tangential demand (3, 4) has length 5 > mu x_n =
+    // 0.5, so the cone gives 0.5 * (3, 4) / 5 = (0.3, 0.4). The box would give (0.5, 0.5),
+    // whose length 0.707 exceeds the cone.
+    let p = single_contact(DenseMatrix::identity(3), vec![1.0, 3.0, 4.0]);
+    let cone = PgsOptions {
+        coulomb_cone: true,
+        ..tight()
+    };
+    let report = solve_pgs(&p, None, &cone).unwrap();
+    assert_eq!(report.status, Status::Solved, "{report:?}");
+    let (f_n, f_1, f_2) = (report.x[0], report.x[1], report.x[2]);
+    assert!((f_n - 1.0).abs() < 1e-12);
+    assert!(f_1.hypot(f_2) <= 0.5 * f_n + 1e-12);
+    assert!((f_1.hypot(f_2) - 0.5 * f_n).abs() < 1e-9);
+    // Along the demand: parallel (zero cross product) and same sense.
+    assert!((f_1 * 4.0 - f_2 * 3.0).abs() < 1e-12);
+    assert!(f_1 > 0.0 && f_2 > 0.0);
+    assert_close(&report.x, &[1.0, 0.3, 0.4], 1e-10);
+
+    let boxed = solve_pgs(&p, None, &tight()).unwrap();
+    assert_close(&boxed.x, &[1.0, 0.5, 0.5], 1e-10);
+}
+
+#[test]
+fn coulomb_cone_with_coupling_satisfies_maximal_dissipation() {
+    // Coupled rows and an anisotropic tangent block: no closed form, so check the cone's
+    // optimality conditions: normal complementarity, the force on the disk, and the
+    // tangential slack w_t anti-parallel to f_t (friction opposes sliding).
+    let a = matrix(&[&[3.0, 0.5, -0.2], &[0.5, 2.0, 0.3], &[-0.2, 0.3, 1.0]]);
+    let p = single_contact(a, vec![3.0, 4.0, -3.0]);
+    let options = PgsOptions {
+        coulomb_cone: true,
+        ..tight()
+    };
+    let report = solve_pgs(&p, None, &options).unwrap();
+    assert_eq!(report.status, Status::Solved, "{report:?}");
+    let (x, w) = (&report.x, &report.w);
+    assert!(x[0] > 0.0 && w[0].abs() < 1e-9);
+    let radius = 0.5 * x[0];
+    assert!(x[1].hypot(x[2]) <= radius + 1e-12);
+    assert!((x[1].hypot(x[2]) - radius).abs() < 1e-9, "sliding contact");
+    let cross = x[1] * w[2] - x[2] * w[1];
+    assert!(cross.abs() < 1e-8, "cross {cross}");
+    assert!(x[1] * w[1] + x[2] * w[2] < 0.0);
+    // Over-relaxation must land on the same point.
+    let sor = solve_pgs(
+        &p,
+        None,
+        &PgsOptions {
+            omega: 1.4,
+            ..options
+        },
+    )
+    .unwrap();
+    assert_eq!(sor.status, Status::Solved);
+    assert_close(&sor.x, x, 1e-8);
+}
+
+#[test]
+fn coulomb_cone_with_unequal_coefficients_is_an_ellipse() {
+    // mu = (0.5, 0.25): the limit is (f_1/0.5)^2 + (f_2/0.25)^2 <= f_n^2. The demand (3, 4)
+    // is far outside, so the force ends on the ellipse, and the solve is certified by the
+    // residual in the scaled coordinates f/mu.
+    let mut p = single_contact(DenseMatrix::identity(3), vec![1.0, 3.0, 4.0]);
+    p.hi[2] = 0.25;
+    let options = PgsOptions {
+        coulomb_cone: true,
+        ..tight()
+    };
+    let report = solve_pgs(&p, None, &options).unwrap();
+    assert_eq!(report.status, Status::Solved, "{report:?}");
+    let x = &report.x;
+    let scaled = (x[1] / 0.5).hypot(x[2] / 0.25);
+    assert!(
+        (scaled - x[0]).abs() < 1e-9,
+        "on the ellipse: {scaled} vs {}",
+        x[0]
+    );
+    assert!(x[1] > 0.0 && x[2] > 0.0);
+}
+
+#[test]
+fn coulomb_cone_keeps_the_box_for_unpaired_friction_rows() {
+    // Three friction rows on one normal: no pair is formed, each row keeps its box.
+    let mut p = BoxedLcp::new(DenseMatrix::identity(4), vec![1.0, 3.0, 4.0, -2.0]);
+    for t in 1..4 {
+        p.findex[t] = Some(0);
+        p.hi[t] = 0.5;
+    }
+    let options = PgsOptions {
+        coulomb_cone: true,
+        ..tight()
+    };
+    let report = solve_pgs(&p, None, &options).unwrap();
+    assert_eq!(report.status, Status::Solved);
+    assert_close(&report.x, &[1.0, 0.5, 0.5, -0.5], 1e-10);
+}
+
+/// `A = J M^-1 J^T + diag(cfm)` answered from a cached `a = M^-1 J^T x`, as the engine does.
+struct CachedJacobian {
+    j: DenseMatrix,
+    inv_mass: Vec<f64>,
+    cfm: Vec<f64>,
+    a: Vec<f64>,
+    /// Whether to answer `off_diagonal` (else the solver assumes the worst coupling).
+    knows_off_diagonal: bool,
+    begins: usize,
+}
+
+impl CachedJacobian {
+    fn random(rng: &mut Rng, rows: usize, dofs: usize) -> Self {
+        let j = DenseMatrix::from_row_major(
+            rows,
+            dofs,
+            (0..rows * dofs).map(|_| rng.uniform(-1.0, 1.0)).collect(),
+        )
+        .unwrap();
+        Self {
+            j,
+            inv_mass: (0..dofs).map(|_| rng.uniform(0.5, 2.0)).collect(),
+            cfm: (0..rows).map(|_| rng.uniform(0.01, 0.1)).collect(),
+            a: vec![0.0; dofs],
+            knows_off_diagonal: true,
+            begins: 0,
+        }
+    }
+
+    fn entry(&self, i: usize, k: usize) -> f64 {
+        let (ri, rk) = (self.j.row(i), self.j.row(k));
+        let jmj: f64 = (0..ri.len())
+            .map(|d| ri[d] * self.inv_mass[d] * rk[d])
+            .sum();
+        jmj + if i == k { self.cfm[i] } else { 0.0 }
+    }
+
+    fn dense(&self) -> DenseMatrix {
+        let n = self.j.rows();
+        let mut a = DenseMatrix::zeros(n, n);
+        for i in 0..n {
+            for k in 0..n {
+                a[(i, k)] = self.entry(i, k);
+            }
+        }
+        a
+    }
+}
+
+impl RowOperator for CachedJacobian {
+    fn len(&self) -> usize {
+        self.j.rows()
+    }
+    fn diagonal(&self, i: usize) -> f64 {
+        self.entry(i, i)
+    }
+    fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
+        let row = self.j.row(i);
+        row.iter().zip(&self.a).map(|(v, a)| v * a).sum::<f64>() + self.cfm[i] * x[i]
+    }
+    fn off_diagonal(&self, i: usize, k: usize) -> Option<f64> {
+        self.knows_off_diagonal.then(|| self.entry(i, k))
+    }
+    fn begin(&mut self, x: &[f64]) {
+        self.begins += 1;
+        self.a.fill(0.0);
+        for (r, xr) in x.iter().enumerate() {
+            self.row_changed(r, *xr);
+        }
+    }
+    fn row_changed(&mut self, i: usize, delta: f64) {
+        for ((a, v), m) in self.a.iter_mut().zip(self.j.row(i)).zip(&self.inv_mass) {
+            *a += m * v * delta;
+        }
+    }
+}
+
+#[test]
+fn cached_sparse_operator_matches_the_dense_solve() {
+    let mut rng = Rng(7);
+    let mut op = CachedJacobian::random(&mut rng, 9, 12);
+    let mut p = random_contact_problem(&mut rng, 3);
+    p.a = op.dense();
+    let mut solves = 0;
+    for (cone, knows_off_diagonal) in [(false, true), (true, true), (true, false)] {
+        op.knows_off_diagonal = knows_off_diagonal;
+        let options = PgsOptions {
+            coulomb_cone: cone,
+            max_iterations: 5000,
+            tolerance: 1e-12,
+            ..PgsOptions::default()
+        };
+        let dense = solve_pgs(&p, None, &options).unwrap();
+        assert_eq!(dense.status, Status::Solved, "cone {cone}: {dense:?}");
+
+        let mut x = vec![0.0; p.len()];
+        let mut scratch = PgsScratch::new();
+        let outcome = pgs_sweeps(
+            &mut op,
+            &p.b,
+            &p.lo,
+            &p.hi,
+            &p.findex,
+            &mut x,
+            &options,
+            &mut scratch,
+        )
+        .unwrap();
+        solves += 1;
+        assert!(outcome.converged);
+        assert_eq!(outcome.frozen_rows, 0);
+        assert_close(&x, &dense.x, 1e-9);
+        if knows_off_diagonal {
+            // Same arithmetic up to rounding, so the same number of sweeps.
+            assert!(
+                outcome.sweeps.abs_diff(dense.iterations) <= 1,
+                "{outcome:?} vs {}",
+                dense.iterations
+            );
+        } else {
+            // The worst-case coupling bound shortens the cone pairs' step: same answer,
+            // more sweeps.
+            assert!(outcome.sweeps > dense.iterations, "{outcome:?}");
+        }
+        // The cache followed every change: it equals M^-1 J^T x rebuilt from scratch.
+        let cached = op.a.clone();
+        op.begin(&x);
+        assert_close(&cached, &op.a, 1e-12);
+    }
+    assert_eq!(
+        op.begins,
+        2 * solves,
+        "one begin per solve plus one per check"
+    );
+}
+
+#[test]
+fn sweeps_reject_malformed_slices_without_panicking() {
+    let a = matrix(&[&[2.0, 1.0], &[1.0, 2.0]]);
+    let mut op = DenseOperator::new(&a);
+    let mut scratch = PgsScratch::new();
+    let options = PgsOptions::default();
+    let inf = f64::INFINITY;
+    let mut x = vec![0.0; 2];
+    let err = pgs_sweeps(
+        &mut op,
+        &[1.0],
+        &[0.0, 0.0],
+        &[inf, inf],
+        &[None, None],
+        &mut x,
+        &options,
+        &mut scratch,
+    )
+    .unwrap_err();
+    assert!(matches!(err, LcpError::LengthMismatch { field: "b", .. }));
+    let err = pgs_sweeps(
+        &mut op,
+        &[1.0, 1.0],
+        &[0.0, 0.0],
+        &[inf, 0.5],
+        &[None, Some(5)],
+        &mut x,
+        &options,
+        &mut scratch,
+    )
+    .unwrap_err();
+    assert!(matches!(err, LcpError::FindexOutOfRange { index: 1, .. }));
+}
+
+#[test]
+fn reused_scratch_gives_identical_results() {
+    let mut rng = Rng(11);
+    let mut scratch = PgsScratch::new();
+    for n in [6, 3, 6] {
+        let p = random_box_problem(&mut rng, n);
+        let mut op = DenseOperator::new(&p.a);
+        let mut reused = vec![0.0; n];
+        pgs_sweeps(
+            &mut op,
+            &p.b,
+            &p.lo,
+            &p.hi,
+            &p.findex,
+            &mut reused,
+            &tight(),
+            &mut scratch,
+        )
+        .unwrap();
+        let fresh = solve_pgs(&p, None, &tight()).unwrap();
+        assert_eq!(reused, fresh.x);
+    }
+}
+
+/// Both iterative solvers against the oracle on one random problem.
+fn agree_with_oracle(p: &BoxedLcp) -> Result<(), TestCaseError> {
+    let solutions = oracle::solutions(p);
+    prop_assert!(!solutions.is_empty(), "the oracle found no solution");
+    let nearest = |x: &[f64]| {
+        solutions
+            .iter()
+            .map(|s| oracle::distance(s, x))
+            .fold(f64::INFINITY, f64::min)
+    };
+
+    let pgs = solve_pgs(p, None, &tight()).unwrap();
+    prop_assert_eq!(pgs.status, Status::Solved, "{:?}", pgs);
+    prop_assert!(nearest(&pgs.x) < 1e-6, "pgs {:?} vs {:?}", pgs.x, solutions);
+
+    let pgd = solve_pgd(p, None, &tight_pgd()).unwrap();
+    prop_assert_eq!(pgd.status, Status::Solved, "{:?}", pgd);
+    prop_assert!(nearest(&pgd.x) < 1e-6, "pgd {:?} vs {:?}", pgd.x, solutions);
+
+    // Warm-started at the oracle's answer, one sweep confirms it.
+    let warm = solve_pgs(p, Some(&solutions[0]), &PgsOptions::default()).unwrap();
+    prop_assert_eq!(warm.status, Status::Solved);
+    prop_assert_eq!(warm.iterations, 1);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_box_problems_match_the_oracle(seed in any::<u64>(), n in 1usize..=7) {
+        let mut rng = Rng(seed);
+        let p = random_box_problem(&mut rng, n);
+        let unique = oracle::solutions(&p);
+        // Positive definite A: the box-constrained QP has exactly one minimiser.
+        prop_assert_eq!(unique.len(), 1);
+        agree_with_oracle(&p)?;
+    }
+
+    #[test]
+    fn random_contact_problems_match_the_oracle(seed in any::<u64>(), contacts in 1usize..=2) {
+        let mut rng = Rng(seed);
+        let p = random_contact_problem(&mut rng, contacts);
+        agree_with_oracle(&p)?;
+    }
+}
