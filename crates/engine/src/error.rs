@@ -1,0 +1,120 @@
+//! Typed errors of the engine: one enum per edge a user touches.
+
+use thiserror::Error;
+
+/// Why a set of mass properties (or the shape it was computed from) was rejected.
+///
+/// Each variant names the rule that failed, so a scene author can fix the right number.
+#[derive(Debug, Clone, Copy, PartialEq, Error)]
+pub enum MassPropertiesError {
+    /// The mass is zero, negative, NaN or infinite.
+    #[error("mass must be finite and > 0, got {mass}")]
+    InvalidMass {
+        /// The rejected mass in kg.
+        mass: f64,
+    },
+    /// The centre of mass has a NaN or infinite coordinate.
+    #[error("centre of mass must be finite, got {center:?}")]
+    NonFiniteCenter {
+        /// The rejected centre, body frame, m.
+        center: [f64; 3],
+    },
+    /// The inertia tensor has a NaN or infinite entry.
+    #[error("inertia tensor must have finite entries")]
+    NonFiniteInertia,
+    /// `I[row][col]` and `I[col][row]` differ by more than the relative tolerance.
+    #[error("inertia tensor is not symmetric: entries ({row},{col}) and ({col},{row}) differ by {difference}")]
+    InertiaNotSymmetric {
+        /// Row of the worst entry.
+        row: usize,
+        /// Column of the worst entry.
+        col: usize,
+        /// `|I[row][col] - I[col][row]|` in kg m^2.
+        difference: f64,
+    },
+    /// The smallest principal moment is not positive.
+    #[error("inertia tensor is not positive definite: smallest principal moment is {smallest}")]
+    InertiaNotPositiveDefinite {
+        /// The smallest eigenvalue of the inertia tensor, kg m^2.
+        smallest: f64,
+    },
+    /// The largest principal moment exceeds the sum of the other two: no body of real,
+    /// non-negative mass density has this tensor.
+    #[error("principal moments {moments:?} violate the triangle inequality: {} + {} < {}", moments[0], moments[1], moments[2])]
+    TriangleInequality {
+        /// The principal moments in ascending order, kg m^2.
+        moments: [f64; 3],
+    },
+    /// A shape dimension (radius, half extent, half height) is not finite and > 0.
+    #[error("shape dimension `{name}` must be finite and > 0, got {value}")]
+    InvalidDimension {
+        /// Which dimension, e.g. `"radius"` or `"half_extents.x"`.
+        name: &'static str,
+        /// The rejected value in m.
+        value: f64,
+    },
+    /// The density is not finite and > 0.
+    #[error("density must be finite and > 0, got {density}")]
+    InvalidDensity {
+        /// The rejected density in kg/m^3.
+        density: f64,
+    },
+    /// A rotation quaternion or translation offset handed to a transform is not finite, or
+    /// the quaternion has zero length.
+    #[error("transform must be finite (and a rotation quaternion non-zero)")]
+    InvalidTransform,
+}
+
+/// Why a rigid body description or a change to a body was rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Error)]
+pub enum BodyError {
+    /// The mass properties are invalid.
+    #[error("invalid mass properties: {0}")]
+    MassProperties(#[from] MassPropertiesError),
+    /// A position, velocity, force or torque has a NaN or infinite component.
+    #[error("{quantity} must be finite")]
+    NonFinite {
+        /// Which quantity, e.g. `"linear velocity"`.
+        quantity: &'static str,
+    },
+    /// The orientation quaternion is not finite or has zero length.
+    #[error("orientation quaternion must be finite and non-zero")]
+    InvalidOrientation,
+    /// A static body was given a non-zero velocity.
+    #[error("a static body cannot move: its velocity must stay zero")]
+    StaticBodyMotion,
+    /// A damping coefficient is negative, NaN or infinite.
+    #[error("{which} damping must be finite and >= 0, got {value}")]
+    InvalidDamping {
+        /// `"linear"` or `"angular"`.
+        which: &'static str,
+        /// The rejected coefficient in 1/s.
+        value: f64,
+    },
+}
+
+/// Why an integration step (velocity or pose update) was refused.
+///
+/// A refused step leaves the body exactly as it was.
+#[derive(Debug, Clone, Copy, PartialEq, Error)]
+pub enum IntegrationError {
+    /// The time step is not finite and > 0.
+    #[error("time step must be finite and > 0, got {h}")]
+    InvalidTimeStep {
+        /// The rejected step in s.
+        h: f64,
+    },
+    /// An input (velocity, torque, inertia, orientation) is not finite.
+    #[error("{quantity} must be finite")]
+    NonFiniteInput {
+        /// Which input.
+        quantity: &'static str,
+    },
+    /// The step produced a NaN or infinite value (overflow, or a singular system that only
+    /// an invalid inertia can produce).
+    #[error("integration produced a non-finite {quantity}")]
+    NonFiniteResult {
+        /// Which result.
+        quantity: &'static str,
+    },
+}
