@@ -177,8 +177,12 @@ fn assemble(
     let scaled: Vec<([f64; 6], [f64; 6])> = rows
         .iter()
         .map(|r| {
-            let sa = r.body_a.map_or([0.0; 6], |k| apply_inverse(&bodies[k], &r.ja));
-            let sb = r.body_b.map_or([0.0; 6], |k| apply_inverse(&bodies[k], &r.jb));
+            let sa = r
+                .body_a
+                .map_or([0.0; 6], |k| apply_inverse(&bodies[k], &r.ja));
+            let sb = r
+                .body_b
+                .map_or([0.0; 6], |k| apply_inverse(&bodies[k], &r.jb));
             (sa, sb)
         })
         .collect();
@@ -303,12 +307,10 @@ pub fn random_contact_problem(spec: &ContactProblemSpec) -> BoxedLcp {
         let n = rng.unit_vector();
         rows.extend(contact_rows(Some(a), b, ra, rb, n));
     }
-    let (a, mut bvec) = assemble(&rows, &bodies, &velocity, spec.cfm);
-    // Bias normals towards approach so that many contacts are active, as in a resting pile.
-    for c in 0..spec.contacts {
-        bvec[3 * c] += rng.range(0.0, 2.0);
-    }
-    with_friction_bounds(a, bvec, spec.mu)
+    // b = -J u exactly (no extra bias): then the velocity -u separates every contact, so the
+    // problem has a solution however the normals are arranged.
+    let (a, b) = assemble(&rows, &bodies, &velocity, spec.cfm);
+    with_friction_bounds(a, b, spec.mu)
 }
 
 /// Rotation matrix about a unit axis.

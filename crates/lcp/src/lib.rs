@@ -22,12 +22,14 @@
 
 #![warn(missing_docs)]
 
+pub mod boxed_lemke;
 pub mod dantzig;
 pub mod error;
 pub mod generate;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod lemke;
+pub mod lu;
 pub mod matrix;
 pub mod mlcp;
 pub mod pgd;

@@ -1,23 +1,451 @@
-//! Dantzig's principal pivoting for the boxed LCP (in progress).
+//! Dantzig's principal pivoting for the boxed LCP: the exact solver (ODE's `dWorldStep`).
+//!
+//! The algorithm (seed 002, [`pivot`]) visits the indices in order (unbounded rows first,
+//! then ordinary rows, then friction rows), driving each into a valid state while keeping
+//! every earlier one valid, with the clamped block `A_CC` held as an incrementally updated
+//! `L D L^T` ([`ldlt`]). What this implementation adds to ODE's:
+//!
+//! - **Degeneracy safety.** Sign tests use tolerances relative to the problem's scale, so a
+//!   round-off-sized slack of the wrong sign is a zero step, not ODE's `s <= 0` failure; ties
+//!   are broken towards finishing the driving index, then by smallest index (Bland); rows
+//!   dependent on the clamped set (redundant contacts without CFM) are parked at zero and
+//!   re-examined; every loop has a pivot budget.
+//! - **Consistent friction.** ODE fixes each friction row's bounds from the normal forces
+//!   known when the first friction row is reached. Here further passes repeat the solve with
+//!   bounds from the latest normal forces until `|x_t| <= mu |x_n|` holds with the final
+//!   normals (the true `findex` problem), up to [`DantzigOptions::max_friction_passes`].
+//! - **Warm start.** A guess of each index's set (e.g. last step's [`IndexState`]s) is tried
+//!   first: one factorisation and a validity check; pivoting only runs if the guess is wrong.
+//! - **Polish.** The final clamped values are re-solved from the factorisation (one step of
+//!   iterative refinement), so drift accumulated over many pivots does not reach the answer.
+//! - **Fallback.** On failure, optionally finish with projected Gauss-Seidel started from the
+//!   partial solution (the problem itself is never modified), and say so in the report.
 
+pub mod ldlt;
+mod pivot;
+mod warm;
+
+use crate::boxed_lemke::solve_boxed_lemke;
 use crate::error::LcpError;
+use crate::lemke::LemkeOptions;
+use crate::lu::DenseLu;
+use crate::matrix::{dot, max_abs};
+use crate::pgs::{solve_pgs, PgsOptions};
 use crate::problem::BoxedLcp;
-use crate::report::{IndexState, SolveReport};
+use crate::report::{IndexState, SolveReport, Status};
+use crate::residual::boxed_residual;
+use ldlt::IncrementalLdlt;
 
-/// Options for [`solve_dantzig`].
+/// Options for [`solve_dantzig`] and [`DantzigSolver`].
 #[derive(Clone, Debug)]
 pub struct DantzigOptions {
-    /// Finish a failed pivoting solve with projected Gauss-Seidel, started from an untouched
-    /// copy of the problem. `None` reports the failure instead.
-    pub fallback: Option<crate::pgs::PgsOptions>,
+    /// Relative tolerance of sign tests on `w` and of the final validity check, as a fraction
+    /// of `max(|b|_inf, |A|_max |x|_inf)`. Default `1e-11`. Raising it accepts slightly wrong
+    /// signs sooner (fewer degenerate pivots, larger residual).
+    pub tolerance: f64,
+    /// A pivot of the clamped block below `pivot_tolerance * A_kk` counts as singular (the
+    /// row depends on the clamped set). Default `1e-10`, well below any physical CFM.
+    pub pivot_tolerance: f64,
+    /// Budget of pivots over the whole solve; `None` means `30 n + 100`. Reaching it ends
+    /// the solve with [`Status::PivotLimit`].
+    pub max_pivots: Option<usize>,
+    /// How many pivoting passes may be spent making friction bounds consistent with the final
+    /// normal forces. Default 6; 1 reproduces ODE's single pass.
+    pub max_friction_passes: usize,
+    /// When pivoting cannot make friction bounds agree with the final normal forces, solve
+    /// the coupled problem exactly through [`solve_boxed_lemke`] (slower: a friction row
+    /// becomes three Lemke variables). Default `true`; `false` reports the best pivoting
+    /// answer with status [`Status::IterationLimit`].
+    pub exact_friction: bool,
+    /// Finish a failed solve with projected Gauss-Seidel (from the partial solution; the
+    /// problem is never modified). `None` (default) reports the failure instead.
+    pub fallback: Option<PgsOptions>,
 }
 
-/// Solves a boxed LCP exactly; `initial` is an optional guess of each index's set.
+impl Default for DantzigOptions {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-11,
+            pivot_tolerance: 1e-10,
+            max_pivots: None,
+            max_friction_passes: 6,
+            exact_friction: true,
+            fallback: None,
+        }
+    }
+}
+
+impl DantzigOptions {
+    fn validate(&self) -> Result<(), LcpError> {
+        let check = |option: &'static str, v: f64| {
+            if v.is_finite() && v > 0.0 && v < 1.0 {
+                Ok(())
+            } else {
+                Err(LcpError::BadOption {
+                    option,
+                    reason: format!("must be in (0, 1), got {v}"),
+                })
+            }
+        };
+        check("tolerance", self.tolerance)?;
+        check("pivot_tolerance", self.pivot_tolerance)?;
+        if self.max_friction_passes == 0 {
+            return Err(LcpError::BadOption {
+                option: "max_friction_passes",
+                reason: "must be at least 1".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Where an index is during pivoting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Set {
+    Unseen,
+    Clamped,
+    Lower,
+    Upper,
+    Fixed,
+    Parked,
+}
+
+/// A reusable Dantzig solver: keeps its workspace between solves so that an engine solving
+/// an LCP every step allocates only when problems grow.
+#[derive(Clone, Debug, Default)]
+pub struct DantzigSolver {
+    order: Vec<usize>,
+    x: Vec<f64>,
+    w: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    set: Vec<Set>,
+    c_list: Vec<usize>,
+    n_list: Vec<usize>,
+    parked: Vec<usize>,
+    ldl: IncrementalLdlt,
+    lu: DenseLu,
+    position: Vec<usize>,
+    y: Vec<f64>,
+    dx: Vec<f64>,
+    dw: Vec<f64>,
+    active: Vec<IndexState>,
+    tolerance: f64,
+    pivot_tolerance: f64,
+    a_max: f64,
+    b_inf: f64,
+    pivots: usize,
+    max_pivots: usize,
+    regularised: usize,
+    friction_passes: usize,
+    friction_pass_limit: usize,
+    warm_started: bool,
+    exact_friction_used: bool,
+}
+
+/// Counters of the last solve beyond what [`SolveReport`] holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DantzigStats {
+    /// Pivots taken.
+    pub pivots: usize,
+    /// Pivoting passes run (more than one when friction bounds needed updating).
+    pub passes: usize,
+    /// Whether the initial guess was right (no pivoting needed).
+    pub warm_start_hit: bool,
+    /// Pivots regularised because round-off let a dependent row into the clamped set.
+    pub regularised_pivots: usize,
+    /// Whether the answer came from the exact coupled-friction solve.
+    pub exact_friction: bool,
+}
+
+impl DantzigSolver {
+    /// A solver with an empty workspace.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The index sets of the last solution, to pass as the next solve's `initial` guess.
+    pub fn active_set(&self) -> &[IndexState] {
+        &self.active
+    }
+
+    /// Counters of the last solve.
+    pub fn stats(&self) -> DantzigStats {
+        DantzigStats {
+            pivots: self.pivots,
+            passes: self.friction_passes,
+            warm_start_hit: self.warm_started,
+            regularised_pivots: self.regularised,
+            exact_friction: self.exact_friction_used,
+        }
+    }
+
+    fn prepare(&mut self, p: &BoxedLcp, options: &DantzigOptions) {
+        let n = p.len();
+        for v in [
+            &mut self.x,
+            &mut self.w,
+            &mut self.lo,
+            &mut self.hi,
+            &mut self.y,
+            &mut self.dx,
+            &mut self.dw,
+        ] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        self.set.clear();
+        self.set.resize(n, Set::Unseen);
+        self.lo.copy_from_slice(&p.lo);
+        self.hi.copy_from_slice(&p.hi);
+        // Unbounded rows first, then ordinary rows, then friction rows: by the time a
+        // friction row is driven, every normal force it depends on is known.
+        self.order.clear();
+        self.order.extend(0..p.nub);
+        self.order
+            .extend((p.nub..n).filter(|&i| p.findex[i].is_none()));
+        self.order
+            .extend((p.nub..n).filter(|&i| p.findex[i].is_some()));
+        self.tolerance = options.tolerance;
+        self.pivot_tolerance = options.pivot_tolerance;
+        self.a_max = p.a.max_abs();
+        self.b_inf = max_abs(&p.b);
+        self.pivots = 0;
+        self.max_pivots = options.max_pivots.unwrap_or(30 * n + 100);
+        self.regularised = 0;
+        self.friction_passes = 0;
+        self.friction_pass_limit = options.max_friction_passes;
+        self.warm_started = false;
+    }
+
+    /// Solves `problem`; `initial` optionally guesses each index's set.
+    ///
+    /// Errors are reserved for malformed input (including a non-symmetric `A`, which the
+    /// `L D L^T` factorisation cannot use); every solver failure is a [`Status`].
+    pub fn solve(
+        &mut self,
+        problem: &BoxedLcp,
+        options: &DantzigOptions,
+        initial: Option<&[IndexState]>,
+    ) -> Result<SolveReport, LcpError> {
+        problem.validate()?;
+        options.validate()?;
+        problem.a.check_symmetric(1e-9)?;
+        if let Some(guess) = initial {
+            if guess.len() != problem.len() {
+                return Err(LcpError::LengthMismatch {
+                    field: "initial",
+                    expected: problem.len(),
+                    found: guess.len(),
+                });
+            }
+        }
+        let n = problem.len();
+        self.prepare(problem, options);
+        self.exact_friction_used = false;
+        let outcome = self.solve_prepared(problem, initial);
+        let mut report = self.report_from_state(problem, outcome, options);
+        self.record_active_set(n);
+        let has_friction = problem.findex.iter().any(Option::is_some);
+        if !report.status.is_solved() && has_friction && options.exact_friction {
+            // Pivoting on fixed friction bounds did not settle: solve the coupled problem.
+            if let Ok(exact) = solve_boxed_lemke(problem, &LemkeOptions::default()) {
+                let pivots = report.iterations + exact.iterations;
+                if exact.status.is_solved() {
+                    self.exact_friction_used = true;
+                    self.classify_active_set(problem, &exact.x);
+                    report = SolveReport {
+                        iterations: pivots,
+                        ..exact
+                    };
+                } else if exact.x.iter().all(|v| v.is_finite()) {
+                    // Lemke's tableau loses digits on ill-conditioned problems, but its index
+                    // sets are usually right: re-solve them exactly.
+                    self.classify_active_set(problem, &exact.x);
+                    let guess = std::mem::take(&mut self.active);
+                    if self.try_warm_start(problem, &guess) {
+                        self.exact_friction_used = true;
+                        report = self.report_from_state(problem, Ok(()), options);
+                        report.iterations = pivots;
+                        self.record_active_set(n);
+                    } else {
+                        self.active = guess;
+                    }
+                }
+            }
+        }
+        if !report.status.is_solved() {
+            if let Some(pgs) = &options.fallback {
+                let warm = report
+                    .x
+                    .iter()
+                    .all(|v| v.is_finite())
+                    .then_some(&report.x[..]);
+                let fallback = solve_pgs(problem, warm, pgs)?;
+                report = SolveReport {
+                    iterations: report.iterations + fallback.iterations,
+                    fell_back: true,
+                    ..fallback
+                };
+            }
+        }
+        Ok(report)
+    }
+
+    /// The report for the pivoting's final state: unreached rows read zero (as in ODE), and
+    /// `Solved` only if the answer checks out against the problem.
+    fn report_from_state(
+        &self,
+        problem: &BoxedLcp,
+        outcome: Result<(), Status>,
+        options: &DantzigOptions,
+    ) -> SolveReport {
+        let n = problem.len();
+        let mut status = match outcome {
+            Ok(()) => Status::Solved,
+            Err(s) => s,
+        };
+        let mut x = self.x[..n].to_vec();
+        for (k, xi) in x.iter_mut().enumerate() {
+            if self.set[k] == Set::Unseen {
+                *xi = 0.0;
+            }
+        }
+        let w = problem.slack(&x);
+        let residual = boxed_residual(problem, &x, &w);
+        if x.iter().chain(&w).any(|v| !v.is_finite()) {
+            status = Status::NonFinite;
+        } else if status == Status::Solved && residual.max() > 100.0 * options.tolerance {
+            // The pivoting finished but the answer does not check out (friction bounds that
+            // did not settle): say so.
+            status = Status::IterationLimit;
+        }
+        SolveReport {
+            x,
+            w,
+            status,
+            iterations: self.pivots,
+            residual,
+            fell_back: false,
+        }
+    }
+
+    /// Index sets read off a solution (used when the answer did not come from pivoting).
+    fn classify_active_set(&mut self, problem: &BoxedLcp, x: &[f64]) {
+        let n = problem.len();
+        let scale = max_abs(x).max(f64::MIN_POSITIVE);
+        let tol = 1e3 * self.tolerance * scale;
+        self.active.clear();
+        self.active.extend((0..n).map(|k| {
+            let (lo, hi) = problem.effective_bounds(k, x);
+            if (x[k] - lo).abs() <= tol && lo.is_finite() {
+                IndexState::AtLower
+            } else if (x[k] - hi).abs() <= tol && hi.is_finite() {
+                IndexState::AtUpper
+            } else {
+                IndexState::Clamped
+            }
+        }));
+    }
+
+    fn solve_prepared(
+        &mut self,
+        p: &BoxedLcp,
+        initial: Option<&[IndexState]>,
+    ) -> Result<(), Status> {
+        if p.is_empty() {
+            return Ok(());
+        }
+        let has_friction = p.findex.iter().any(Option::is_some);
+        if let Some(guess) = initial {
+            if self.try_warm_start(p, guess) {
+                self.warm_started = true;
+                self.friction_passes = 0;
+                return Ok(());
+            }
+        }
+        let mut friction_fixed = false;
+        loop {
+            self.friction_passes += 1;
+            self.cold_pass(p, friction_fixed)?;
+            self.polish(p);
+            if !has_friction || self.friction_consistent(p) || self.settle_friction(p) {
+                return Ok(());
+            }
+            if self.friction_passes >= self.max_friction_passes() {
+                // Report the best answer; the residual will show the inconsistency.
+                return Ok(());
+            }
+            self.set_friction_bounds(p);
+            friction_fixed = true;
+        }
+    }
+
+    fn max_friction_passes(&self) -> usize {
+        self.friction_pass_limit
+    }
+
+    /// Re-solves the clamped values from the factorisation with one step of iterative
+    /// refinement, then recomputes every slack exactly.
+    fn polish(&mut self, p: &BoxedLcp) {
+        let n = p.len();
+        let nc = self.c_list.len();
+        if nc > 0 {
+            for _ in 0..2 {
+                for (c, &k) in self.c_list.iter().enumerate() {
+                    self.y[c] = p.b[k] - dot(p.a.row(k), &self.x[..n]);
+                }
+                self.ldl.solve(&mut self.y[..nc]);
+                for (c, &k) in self.c_list.iter().enumerate() {
+                    self.x[k] += self.y[c];
+                }
+            }
+        }
+        for k in 0..n {
+            self.w[k] = dot(p.a.row(k), &self.x[..n]) - p.b[k];
+        }
+    }
+
+    /// Whether every friction row satisfies its bounds computed from the final normals.
+    fn friction_consistent(&self, p: &BoxedLcp) -> bool {
+        let n = p.len();
+        let x_scale = max_abs(&self.x[..n]).max(f64::MIN_POSITIVE);
+        let tol = 1e3 * self.tolerance * x_scale;
+        (0..n).all(|t| {
+            let Some(j) = p.findex[t] else { return true };
+            let h = (p.hi[t] * self.x[j]).abs();
+            match self.set[t] {
+                Set::Lower | Set::Upper | Set::Fixed => {
+                    // At a bound: the bound must be the true one.
+                    (self.hi[t] - h).abs() <= tol
+                }
+                _ => self.x[t].abs() <= h + tol,
+            }
+        })
+    }
+
+    fn record_active_set(&mut self, n: usize) {
+        self.active.clear();
+        self.active.extend((0..n).map(|k| match self.set[k] {
+            Set::Clamped | Set::Parked => IndexState::Clamped,
+            Set::Upper => IndexState::AtUpper,
+            Set::Lower | Set::Fixed | Set::Unseen => {
+                if self.set[k] == Set::Fixed && self.x[k] > 0.0 {
+                    IndexState::AtUpper
+                } else {
+                    IndexState::AtLower
+                }
+            }
+        }));
+    }
+}
+
+/// Solves a boxed LCP exactly with a fresh [`DantzigSolver`]; `initial` optionally guesses
+/// each index's set (see [`DantzigSolver::active_set`]).
 pub fn solve_dantzig(
     problem: &BoxedLcp,
     options: &DantzigOptions,
     initial: Option<&[IndexState]>,
 ) -> Result<SolveReport, LcpError> {
-    let _ = (problem, options, initial);
-    unimplemented!()
+    DantzigSolver::new().solve(problem, options, initial)
 }

@@ -1,0 +1,221 @@
+//! The warm start: trust a guess of every index's set, factor the clamped block once, solve,
+//! and accept the result only if it is a valid solution. When a contact set persists from
+//! one step to the next this replaces `O(n)` pivots by one factorisation.
+
+use super::{DantzigSolver, Set};
+use crate::matrix::{dot, max_abs};
+use crate::problem::BoxedLcp;
+use crate::report::IndexState;
+
+/// Fixed-point rounds allowed for friction bounds to settle under a guessed set.
+const FRICTION_ROUNDS: usize = 8;
+
+impl DantzigSolver {
+    /// Tries the guessed sets; returns whether they give a valid solution (which is then in
+    /// `self.x`, `self.w` and the index sets). On `false` the caller starts from scratch.
+    pub(super) fn try_warm_start(&mut self, p: &BoxedLcp, guess: &[IndexState]) -> bool {
+        let n = p.len();
+        self.x[..n].fill(0.0);
+        self.set[..n].fill(Set::Unseen);
+        self.c_list.clear();
+        self.n_list.clear();
+        self.parked.clear();
+        self.ldl.reset(n);
+        // Friction bounds start from zero normal forces and settle below.
+        self.set_friction_bounds(p);
+        for k in 0..n {
+            let i = self.order[k];
+            let state = if i < p.nub {
+                IndexState::Clamped
+            } else {
+                guess[i]
+            };
+            match state {
+                IndexState::Clamped => {
+                    let nc = self.c_list.len();
+                    let row = p.a.row(i);
+                    for (c, &ck) in self.c_list.iter().enumerate() {
+                        self.y[c] = row[ck];
+                    }
+                    self.ldl.forward(&mut self.y[..nc]);
+                    let aii = p.a[(i, i)];
+                    let pivot = self.ldl.schur_complement(&self.y[..nc], aii);
+                    if pivot.is_nan()
+                        || pivot <= self.pivot_tolerance * aii.abs().max(f64::MIN_POSITIVE)
+                    {
+                        return false;
+                    }
+                    self.ldl.append(&self.y[..nc], pivot);
+                    self.c_list.push(i);
+                    self.set[i] = Set::Clamped;
+                }
+                IndexState::AtLower => {
+                    self.set[i] = Set::Lower;
+                    self.n_list.push(i);
+                }
+                IndexState::AtUpper => {
+                    self.set[i] = Set::Upper;
+                    self.n_list.push(i);
+                }
+            }
+        }
+        self.settle_friction(p)
+    }
+
+    /// With the index sets held fixed, alternates between solving the clamped values and
+    /// resetting friction bounds from the new normal forces (each round reuses the existing
+    /// factorisation: `O(n^2)`), then checks the result. Returns whether it is a valid
+    /// solution of the true `findex` problem.
+    pub(super) fn settle_friction(&mut self, p: &BoxedLcp) -> bool {
+        let n = p.len();
+        let has_friction = p.findex.iter().any(Option::is_some);
+        let nc = self.c_list.len();
+        let mut settled = false;
+        for _ in 0..FRICTION_ROUNDS {
+            for &k in &self.n_list {
+                let bound = if self.set[k] == Set::Lower {
+                    self.lo[k]
+                } else {
+                    self.hi[k]
+                };
+                if !bound.is_finite() {
+                    return false;
+                }
+                self.x[k] = bound;
+            }
+            for k in 0..n {
+                if self.set[k] == Set::Fixed {
+                    self.x[k] = 0.0;
+                }
+            }
+            for c in 0..nc {
+                self.x[self.c_list[c]] = 0.0;
+            }
+            for (c, &k) in self.c_list.iter().enumerate() {
+                self.y[c] = p.b[k] - dot(p.a.row(k), &self.x[..n]);
+            }
+            self.ldl.solve(&mut self.y[..nc]);
+            for (c, &k) in self.c_list.iter().enumerate() {
+                self.x[k] = self.y[c];
+            }
+            if !has_friction {
+                settled = true;
+                break;
+            }
+            let mut change: f64 = 0.0;
+            for t in 0..n {
+                if let Some(j) = p.findex[t] {
+                    let h = (p.hi[t] * self.x[j]).abs();
+                    change = change.max((h - self.hi[t]).abs());
+                    self.lo[t] = -h;
+                    self.hi[t] = h;
+                }
+            }
+            if change <= 0.1 * self.tolerance * max_abs(&self.x[..n]) {
+                settled = true;
+                break;
+            }
+        }
+        if settled {
+            self.polish(p);
+        } else if self.coupled_solve(p) {
+            for k in 0..n {
+                self.w[k] = dot(p.a.row(k), &self.x[..n]) - p.b[k];
+            }
+        } else {
+            return false;
+        }
+        self.warm_solution_is_valid(p)
+    }
+
+    /// Solves the clamped values with friction rows at a bound tied to their clamped normals,
+    /// `x_t = s_t mu_t x_n`, in one non-symmetric system
+    /// `(A_CC + A_CF S mu E) x_C = b_C - A_CK x_K` (F: those friction rows, K: the rest held
+    /// fixed): exact where the fixed-point rounds converge slowly or not at all (strong
+    /// friction-normal coupling, redundant contacts). Returns `false` if it is singular.
+    fn coupled_solve(&mut self, p: &BoxedLcp) -> bool {
+        let n = p.len();
+        let nc = self.c_list.len();
+        self.position.clear();
+        self.position.resize(n, usize::MAX);
+        for (c, &k) in self.c_list.iter().enumerate() {
+            self.position[k] = c;
+        }
+        let tied = |set: &[Set], position: &[usize], t: usize| {
+            matches!(set[t], Set::Lower | Set::Upper)
+                && p.findex[t].is_some_and(|j| position[j] != usize::MAX)
+        };
+        // Everything held fixed takes its value; tied friction rows enter through the matrix.
+        for k in 0..n {
+            match self.set[k] {
+                Set::Clamped => self.x[k] = 0.0,
+                Set::Fixed => self.x[k] = 0.0,
+                Set::Lower | Set::Upper if tied(&self.set, &self.position, k) => self.x[k] = 0.0,
+                _ => {}
+            }
+        }
+        self.lu.reset(nc);
+        for (r, &k) in self.c_list.iter().enumerate() {
+            let row = p.a.row(k);
+            for (c, &j) in self.c_list.iter().enumerate() {
+                self.lu.set(r, c, row[j]);
+            }
+            self.y[r] = p.b[k] - dot(row, &self.x[..n]);
+        }
+        for t in 0..n {
+            if !tied(&self.set, &self.position, t) {
+                continue;
+            }
+            let side = if self.set[t] == Set::Lower { -1.0 } else { 1.0 };
+            let j = p.findex[t].expect("tied rows are friction rows");
+            let column = self.position[j];
+            let coefficient = side * p.hi[t];
+            for (r, &k) in self.c_list.iter().enumerate() {
+                self.lu.add(r, column, p.a[(k, t)] * coefficient);
+            }
+        }
+        if !self.lu.factor(1e-14) {
+            return false;
+        }
+        self.lu.solve(&mut self.y[..nc]);
+        for (c, &k) in self.c_list.iter().enumerate() {
+            self.x[k] = self.y[c];
+        }
+        for t in 0..n {
+            if tied(&self.set, &self.position, t) {
+                let j = p.findex[t].expect("tied rows are friction rows");
+                let h = (p.hi[t] * self.x[j]).abs();
+                self.x[t] = if self.set[t] == Set::Lower { -h } else { h };
+                self.lo[t] = -h;
+                self.hi[t] = h;
+            }
+        }
+        self.x[..n].iter().all(|v| v.is_finite())
+    }
+
+    fn warm_solution_is_valid(&self, p: &BoxedLcp) -> bool {
+        let n = p.len();
+        let x_scale = max_abs(&self.x[..n]).max(f64::MIN_POSITIVE);
+        let w_scale = self.b_inf.max(self.a_max * x_scale).max(f64::MIN_POSITIVE);
+        let tol_x = 10.0 * self.tolerance * x_scale;
+        let tol_w = 10.0 * self.tolerance * w_scale;
+        (0..n).all(|k| {
+            let (lo, hi) = p.effective_bounds(k, &self.x[..n]);
+            let x = self.x[k];
+            let w = self.w[k];
+            if !(x.is_finite() && w.is_finite()) {
+                return false;
+            }
+            match self.set[k] {
+                Set::Clamped => x >= lo - tol_x && x <= hi + tol_x,
+                Set::Lower => (x - lo).abs() <= tol_x && (w >= -tol_w || lo == hi),
+                Set::Upper => (x - hi).abs() <= tol_x && (w <= tol_w || lo == hi),
+                // Pinned at zero: valid while the true bounds pin it there too.
+                Set::Fixed => x == 0.0 && lo == hi,
+                // Parked (dependent row) at its value: valid while in bounds with zero slack.
+                Set::Parked => x >= lo - tol_x && x <= hi + tol_x && w.abs() <= tol_w,
+                Set::Unseen => false,
+            }
+        })
+    }
+}
