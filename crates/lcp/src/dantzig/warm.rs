@@ -181,16 +181,34 @@ impl DantzigSolver {
         for (c, &k) in self.c_list.iter().enumerate() {
             self.x[k] = self.y[c];
         }
-        for t in 0..n {
-            if tied(&self.set, &self.position, t) {
-                let j = p.findex[t].expect("tied rows are friction rows");
-                let h = (p.hi[t] * self.x[j]).abs();
-                self.x[t] = if self.set[t] == Set::Lower { -h } else { h };
-                self.lo[t] = -h;
-                self.hi[t] = h;
+        self.update_tied_friction(p);
+        // Iterative refinement against the original rows: the coupled matrix of redundant
+        // contacts under small CFM is ill-conditioned, and one LU solve leaves its error.
+        for _ in 0..2 {
+            for (c, &k) in self.c_list.iter().enumerate() {
+                self.y[c] = p.b[k] - dot(p.a.row(k), &self.x[..n]);
             }
+            self.lu.solve(&mut self.y[..nc]);
+            for (c, &k) in self.c_list.iter().enumerate() {
+                self.x[k] += self.y[c];
+            }
+            self.update_tied_friction(p);
         }
         self.x[..n].iter().all(|v| v.is_finite())
+    }
+
+    /// Friction rows at a bound tied to a clamped normal: `x_t = s_t mu_t x_n`.
+    fn update_tied_friction(&mut self, p: &BoxedLcp) {
+        for t in 0..p.len() {
+            let Some(j) = p.findex[t] else { continue };
+            if self.position[j] == usize::MAX || !matches!(self.set[t], Set::Lower | Set::Upper) {
+                continue;
+            }
+            let h = (p.hi[t] * self.x[j]).abs();
+            self.x[t] = if self.set[t] == Set::Lower { -h } else { h };
+            self.lo[t] = -h;
+            self.hi[t] = h;
+        }
     }
 
     fn warm_solution_is_valid(&self, p: &BoxedLcp) -> bool {
@@ -199,14 +217,14 @@ impl DantzigSolver {
         let w_scale = self.b_inf.max(self.a_max * x_scale).max(f64::MIN_POSITIVE);
         let tol_x = 10.0 * self.tolerance * x_scale;
         let tol_w = 10.0 * self.tolerance * w_scale;
-        (0..n).all(|k| {
+        let ok = (0..n).all(|k| {
             let (lo, hi) = p.effective_bounds(k, &self.x[..n]);
             let x = self.x[k];
             let w = self.w[k];
             if !(x.is_finite() && w.is_finite()) {
                 return false;
             }
-            match self.set[k] {
+            let ok = match self.set[k] {
                 Set::Clamped => x >= lo - tol_x && x <= hi + tol_x,
                 Set::Lower => (x - lo).abs() <= tol_x && (w >= -tol_w || lo == hi),
                 Set::Upper => (x - hi).abs() <= tol_x && (w <= tol_w || lo == hi),
@@ -215,7 +233,9 @@ impl DantzigSolver {
                 // Parked (dependent row) at its value: valid while in bounds with zero slack.
                 Set::Parked => x >= lo - tol_x && x <= hi + tol_x && w.abs() <= tol_w,
                 Set::Unseen => false,
-            }
-        })
+            };
+            ok
+        });
+        ok
     }
 }
