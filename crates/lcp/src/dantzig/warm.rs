@@ -217,14 +217,14 @@ impl DantzigSolver {
         let w_scale = self.b_inf.max(self.a_max * x_scale).max(f64::MIN_POSITIVE);
         let tol_x = 10.0 * self.tolerance * x_scale;
         let tol_w = 10.0 * self.tolerance * w_scale;
-        let ok = (0..n).all(|k| {
+        (0..n).all(|k| {
             let (lo, hi) = p.effective_bounds(k, &self.x[..n]);
             let x = self.x[k];
             let w = self.w[k];
             if !(x.is_finite() && w.is_finite()) {
                 return false;
             }
-            let ok = match self.set[k] {
+            match self.set[k] {
                 Set::Clamped => x >= lo - tol_x && x <= hi + tol_x,
                 Set::Lower => (x - lo).abs() <= tol_x && (w >= -tol_w || lo == hi),
                 Set::Upper => (x - hi).abs() <= tol_x && (w <= tol_w || lo == hi),
@@ -233,9 +233,7 @@ impl DantzigSolver {
                 // Parked (dependent row) at its value: valid while in bounds with zero slack.
                 Set::Parked => x >= lo - tol_x && x <= hi + tol_x && w.abs() <= tol_w,
                 Set::Unseen => false,
-            };
-            ok
-        });
-        ok
+            }
+        })
     }
 }
