@@ -36,9 +36,10 @@ Solve one problem file and print the solution and the solver's report as JSON.
 
 The file is a boxed LCP A x = b + w: {\"a\": [[...], ...], \"b\": [...], \"lo\": [...], \
 \"hi\": [...], \"findex\": [...], \"nub\": N}. lo/hi default to 0 and +inf, findex to -1 \
-(none), nub to 0; infinite bounds are \"inf\"/\"-inf\" or null. Lemke reads the same file as \
-the standard LCP w = a z - b, 0 <= z _|_ w >= 0, and rejects files that set lo, hi, findex \
-or nub. Examples: examples/lcp/.
+(none), nub to 0; infinite bounds are \"inf\"/\"-inf\" or null. Lemke instead reads the \
+file as the standard LCP w = a z + b, 0 <= z _|_ w >= 0 (note the sign of b: the same file \
+is a different problem for lemke than for dantzig, pgs and pgd), and rejects files that set \
+lo, hi, findex or nub. Examples: examples/lcp/.
 
 Output (one line on stdout): {\"x\", \"w\", \"status\", \"iterations\", \"residual\", \
 \"residual_parts\": {\"bound\", \"equation\", \"complementarity\"}, \"fell_back\"}. \
@@ -52,7 +53,8 @@ option), with a one-line `error: ` message on stderr and nothing on stdout.";
 /// Arguments of `stiction lcp solve`.
 #[derive(Debug, Args)]
 struct SolveArgs {
-    /// Which solver to run.
+    /// Which solver to run. dantzig, pgs and pgd read the file as the boxed LCP
+    /// a x = b + w; lemke reads it as the standard LCP w = a z + b (b has the opposite sign).
     #[arg(long, value_enum, default_value_t = SolverChoice::Dantzig)]
     solver: SolverChoice,
 
@@ -89,7 +91,7 @@ enum SolverChoice {
     Dantzig,
     /// SOR projected Gauss-Seidel (iterative).
     Pgs,
-    /// Lemke's complementary pivoting (standard LCP files only).
+    /// Lemke's complementary pivoting on w = a z + b, z >= 0 (standard LCP files only).
     Lemke,
     /// Accelerated projected gradient on the box-constrained QP (iterative).
     Pgd,

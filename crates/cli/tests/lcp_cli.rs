@@ -1,7 +1,9 @@
 //! `stiction lcp solve` end to end: on every example file each applicable solver prints the
-//! hand-computed solution (examples/lcp/README.md) with status "solved" and exit status 0; a
-//! solver that stops short prints its JSON and exits 1; every kind of bad input exits 2 with
-//! exactly one `error: ` line on stderr naming the file and the field, and nothing on stdout.
+//! hand-computed solution (examples/lcp/README.md) with status "solved" and exit status 0 —
+//! the boxed solvers for `a x = b + w`, Lemke for `w = a z + b`, which differ in the sign of
+//! `b`; a solver that stops short prints its JSON and exits 1; every kind of bad input exits 2
+//! with exactly one `error: ` line on stderr naming the file and the field, and nothing on
+//! stdout.
 
 use std::path::{Path, PathBuf};
 
@@ -86,6 +88,18 @@ fn assert_close(found: &[f64], expected: &[f64], what: &str) {
     }
 }
 
+/// The solvers that read a file as the boxed LCP `a x = b + w`.
+const BOXED_SOLVERS: [&str; 3] = ["dantzig", "pgs", "pgd"];
+
+/// Every example file, each checked by a test below.
+const EXAMPLES: [&str; 5] = [
+    "standard_2x2.json",
+    "lemke_2x2.json",
+    "friction_saturated.json",
+    "joint_and_contact.json",
+    "degenerate_duplicate_contact.json",
+];
+
 fn check_example(name: &str, solvers: &[&str], x: &[f64], w: &[f64]) {
     for solver in solvers {
         let value = solve_ok(solver, &example(name));
@@ -95,14 +109,44 @@ fn check_example(name: &str, solvers: &[&str], x: &[f64], w: &[f64]) {
 }
 
 #[test]
+fn every_example_file_has_a_test() {
+    let dir = example("");
+    let mut found: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    found.sort();
+    let mut known: Vec<String> = EXAMPLES.iter().map(|s| s.to_string()).collect();
+    known.sort();
+    assert_eq!(found, known, "examples/lcp and the tests disagree");
+}
+
+#[test]
 fn standard_2x2_gives_the_hand_solution_with_every_solver() {
-    // a = [[2,1],[1,3]], b = [4,1]: row 2 would need x2 = -2/5 unclamped, so x2 = 0,
-    // x1 = 4/2 = 2, w2 = 1*2 - 1 = 1.
+    // a = [[2,1],[1,3]], b = [4,1]. Boxed, a x = b + w: row 2 would need x2 = -2/5
+    // unclamped, so x2 = 0, x1 = 4/2 = 2, w2 = 1*2 - 1 = 1.
     check_example(
         "standard_2x2.json",
-        &["dantzig", "pgs", "lemke", "pgd"],
+        &BOXED_SOLVERS,
         &[2.0, 0.0],
         &[0.0, 1.0],
+    );
+    // Lemke, w = a z + b: b >= 0, so z = 0 and w = b.
+    check_example("standard_2x2.json", &["lemke"], &[0.0, 0.0], &[4.0, 1.0]);
+}
+
+#[test]
+fn lemke_2x2_gives_the_hand_solution_with_every_solver() {
+    // a = [[2,1],[1,3]], b = [-4,1]. Lemke, w = a z + b: z2 = 0, 2 z1 - 4 = 0 gives z1 = 2,
+    // w2 = 2 + 1 = 3.
+    check_example("lemke_2x2.json", &["lemke"], &[2.0, 0.0], &[0.0, 3.0]);
+    // Boxed, a x = b + w: x = 0 would leave w2 = -1 < 0, so 3 x2 = 1, w1 = 1/3 + 4.
+    check_example(
+        "lemke_2x2.json",
+        &BOXED_SOLVERS,
+        &[0.0, 1.0 / 3.0],
+        &[13.0 / 3.0, 0.0],
     );
 }
 
@@ -112,7 +156,7 @@ fn saturated_friction_gives_the_hand_solution() {
     // -0.2 (|-0.2| < 0.5), w1 = 0.5 + 0.5 - 3 = -2 <= 0 as its upper bound requires.
     check_example(
         "friction_saturated.json",
-        &["dantzig", "pgs", "pgd"],
+        &BOXED_SOLVERS,
         &[1.0, 0.5, -0.2],
         &[0.0, -2.0, 0.0],
     );
@@ -124,7 +168,7 @@ fn joint_row_takes_a_negative_force() {
     // unbounded so its negative force stands.
     check_example(
         "joint_and_contact.json",
-        &["dantzig", "pgs", "pgd"],
+        &BOXED_SOLVERS,
         &[-2.0 / 3.0, 7.0 / 3.0],
         &[0.0, 0.0],
     );
@@ -132,8 +176,8 @@ fn joint_row_takes_a_negative_force() {
 
 #[test]
 fn duplicate_contact_rows_share_the_load() {
-    // Every x >= 0 with x1 + x2 = 1 solves it; the split is the solver's choice.
-    for solver in ["dantzig", "pgs", "lemke", "pgd"] {
+    // Boxed: every x >= 0 with x1 + x2 = 1 solves it; the split is the solver's choice.
+    for solver in BOXED_SOLVERS {
         let value = solve_ok(solver, &example("degenerate_duplicate_contact.json"));
         let x = numbers(&value, "x");
         assert_eq!(x.len(), 2);
@@ -141,6 +185,13 @@ fn duplicate_contact_rows_share_the_load() {
         assert!((x[0] + x[1] - 1.0).abs() <= 1e-6, "{solver}: {x:?}");
         assert_close(&numbers(&value, "w"), &[0.0, 0.0], solver);
     }
+    // Lemke: w = (z1 + z2) [1, 1] + [1, 1] > 0 for every z >= 0, so z = 0.
+    check_example(
+        "degenerate_duplicate_contact.json",
+        &["lemke"],
+        &[0.0, 0.0],
+        &[1.0, 1.0],
+    );
 }
 
 #[test]
@@ -192,19 +243,43 @@ fn solve_failed(args: &[&str], file: &Path) -> Value {
 
 #[test]
 fn an_infeasible_problem_is_a_solver_failure_not_an_input_error() {
-    // w = -x - 1 < 0 for every x >= 0: no solution exists.
-    let file = Fixture::new("infeasible", r#"{"a": [[-1]], "b": [1]}"#);
-    for solver in ["dantzig", "pgs", "lemke", "pgd"] {
-        solve_failed(&["lcp", "solve", "--solver", solver], &file.path);
+    // Boxed, a x = b + w: w = -x - 1 < 0 for every x >= 0, so no solution exists.
+    let boxed_infeasible = Fixture::new("infeasible", r#"{"a": [[-1]], "b": [1]}"#);
+    for solver in BOXED_SOLVERS {
+        solve_failed(
+            &["lcp", "solve", "--solver", solver],
+            &boxed_infeasible.path,
+        );
     }
-    let exact = solve_failed(&["lcp", "solve", "--solver", "dantzig"], &file.path);
+    let exact = solve_failed(
+        &["lcp", "solve", "--solver", "dantzig"],
+        &boxed_infeasible.path,
+    );
     assert_eq!(exact["status"], "pivot_failure", "{exact}");
     assert_eq!(exact["fell_back"], false, "{exact}");
-    let lemke = solve_failed(&["lcp", "solve", "--solver", "lemke"], &file.path);
-    assert_eq!(lemke["status"], "ray_termination", "{lemke}");
     // --fallback hands the failed solve to PGS, and the report says so.
-    let rescued = solve_failed(&["lcp", "solve", "--fallback"], &file.path);
+    let rescued = solve_failed(&["lcp", "solve", "--fallback"], &boxed_infeasible.path);
     assert_eq!(rescued["fell_back"], true, "{rescued}");
+
+    // Lemke reads the same file as w = -z + 1, solved by z = 0, w = 1 ...
+    let lemke = solve_ok("lemke", &boxed_infeasible.path);
+    assert_close(
+        &numbers(&lemke, "x"),
+        &[0.0],
+        "lemke on the boxed-infeasible file",
+    );
+    assert_close(
+        &numbers(&lemke, "w"),
+        &[1.0],
+        "lemke on the boxed-infeasible file",
+    );
+    // ... and fails on b = -1, w = -z - 1 < 0, by ray termination.
+    let lemke_infeasible = Fixture::new("lemke-infeasible", r#"{"a": [[-1]], "b": [-1]}"#);
+    let ray = solve_failed(
+        &["lcp", "solve", "--solver", "lemke"],
+        &lemke_infeasible.path,
+    );
+    assert_eq!(ray["status"], "ray_termination", "{ray}");
 }
 
 #[test]
@@ -406,6 +481,9 @@ fn help_works_for_every_command() {
                 "--omega",
                 "PROBLEM.json",
                 "Exit status",
+                // The two readings of one file are stated where the solver is chosen.
+                "a x = b + w",
+                "w = a z + b",
             ],
         ),
     ];

@@ -21,10 +21,14 @@
 //! An empty problem (`"a": [], "b": []`) is valid. Unknown fields are rejected, so a typo
 //! does not silently drop a bound.
 //!
-//! The same file is one problem whichever solver reads it: `A x = b + w`. Read as a standard
-//! LCP ([`ProblemFile::into_standard`], for Lemke) a file with default bounds becomes
-//! `w = M z + q` with `M = a` and `q = -b`, exactly the inverse of
-//! [`StandardLcp::to_boxed`], so Lemke and Dantzig agree on the same file.
+//! **Two readings of one file.** The boxed solvers (Dantzig, PGS, projected gradient) read
+//! the file as `a x = b + w` ([`ProblemFile::into_boxed`]). Lemke (`--solver lemke`) reads it
+//! as the standard LCP `w = a z + b`, `0 <= z _|_ w >= 0` ([`ProblemFile::into_standard`]:
+//! `M = a`, `q = b`), as the problem-file specification (issue 2) prescribes. The sign of `b`
+//! differs between the two, so the same file is a *different* problem for Lemke than for the
+//! boxed solvers: `{"a": [[1]], "b": [1]}` is `x = 1` for Dantzig but `z = 0`, `w = 1` for
+//! Lemke. To give Lemke the problem a boxed solver sees in a file with default bounds, negate
+//! `b` (or use [`StandardLcp::to_boxed`], which maps `w = M z + q` to `b = -q`).
 //!
 //! ```
 //! use stiction_lcp::json::{parse_problem, to_json};
@@ -144,15 +148,19 @@ impl ProblemFile {
         Ok(problem)
     }
 
-    /// The standard LCP `w = M z + q`, `0 <= z _|_ w >= 0` of a file with default bounds:
-    /// `M = a`, `q = -b` (the file always means `A x = b + w`).
+    /// The standard LCP `w = M z + q`, `0 <= z _|_ w >= 0` read from a file with default
+    /// bounds: `M = a` and `q = b`, that is `w = a z + b` (the reading `--solver lemke` uses).
+    ///
+    /// This is not the boxed reading `a x = b + w` of [`ProblemFile::into_boxed`] with the
+    /// bounds `[0, +inf)`: that one would be `w = a x - b`. The same file is therefore a
+    /// different problem for Lemke than for the boxed solvers, by specification.
     ///
     /// A file that sets `lo`, `hi`, `findex` or `nub` to anything but their defaults
     /// (`0`, `+inf`, `-1`, `0`) is rejected with [`LcpError::NotStandard`] naming the field.
     pub fn into_standard(self) -> Result<StandardLcp, LcpError> {
         let m = square_matrix(&self.a)?;
         let n = m.rows();
-        let problem = StandardLcp::new(m, self.b.iter().map(|v| -v).collect());
+        let problem = StandardLcp::new(m, self.b);
         problem.validate()?;
         if self.nub != 0 {
             return Err(LcpError::NotStandard {

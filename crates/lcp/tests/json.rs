@@ -312,16 +312,31 @@ fn nub_errors_are_typed() {
 }
 
 #[test]
-fn the_standard_reading_is_w_equals_a_z_minus_b() {
+fn the_standard_reading_is_w_equals_a_z_plus_b() {
     let text = r#"{"a": [[2, 1], [1, 3]], "b": [4, -1]}"#;
     let s = standard(text).unwrap();
     assert_eq!(
         s.m,
         DenseMatrix::from_rows(&[[2.0, 1.0], [1.0, 3.0]]).unwrap()
     );
-    assert_eq!(s.q, vec![-4.0, 1.0]);
-    // One file, one problem: the standard reading converts back to the boxed reading.
-    assert_eq!(s.to_boxed(), boxed(text).unwrap());
+    // q is b itself, sign and all (issue 2: "for Lemke the file is read as w = a z + b").
+    assert_eq!(s.q, vec![4.0, -1.0]);
+}
+
+#[test]
+fn the_standard_and_boxed_readings_of_one_file_differ_in_the_sign_of_b() {
+    let text = r#"{"a": [[2, 1], [1, 3]], "b": [4, -1]}"#;
+    let s = standard(text).unwrap();
+    let b = boxed(text).unwrap();
+    assert_eq!(s.m, b.a);
+    assert_eq!(s.q, b.b);
+    // The boxed problem the standard reading stands for has b negated: a different problem.
+    let as_boxed = s.to_boxed();
+    assert_eq!(as_boxed.b, vec![-4.0, 1.0]);
+    assert_ne!(as_boxed, b);
+    // Negating b in the file gives the standard problem equal to the boxed reading.
+    let negated = standard(r#"{"a": [[2, 1], [1, 3]], "b": [-4, 1]}"#).unwrap();
+    assert_eq!(negated.to_boxed(), b);
 }
 
 #[test]
@@ -331,7 +346,7 @@ fn the_standard_reading_accepts_explicit_defaults() {
             "hi": ["inf", null], "findex": [-1, null], "nub": 0}"#,
     )
     .unwrap();
-    assert_eq!(s.q, vec![-1.0, -1.0]);
+    assert_eq!(s.q, vec![1.0, 1.0]);
 }
 
 #[test]
