@@ -44,7 +44,7 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, Unexpected, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Unexpected, Visitor};
 use serde::Deserialize;
 
 use crate::error::LcpError;
@@ -324,28 +324,36 @@ fn coupling(raw: &[i64], n: usize) -> Result<Vec<Option<usize>>, LcpError> {
         .collect()
 }
 
-// Deserialisation. Each value type has its own visitor so that a type error names the field
-// it happened in (serde_json adds the line and column).
+// Deserialisation. Every value is read by a visitor that knows the field it belongs to, so
+// that a type error names the field (serde_json adds the line and column). The visitors are
+// seeds ([`DeserializeSeed`]) so that one of them serves every field of its kind.
 
-/// Which side of the box a bound is on: decides what `null` means.
+/// The numeric fields and what each accepts besides plain numbers.
 #[derive(Clone, Copy)]
-enum Side {
-    Lower,
-    Upper,
+enum NumberField {
+    A,
+    B,
+    Lo,
+    Hi,
 }
 
-impl Side {
-    fn field(self) -> &'static str {
+impl NumberField {
+    fn name(self) -> &'static str {
         match self {
-            Side::Lower => "lo",
-            Side::Upper => "hi",
+            NumberField::A => "a",
+            NumberField::B => "b",
+            NumberField::Lo => "lo",
+            NumberField::Hi => "hi",
         }
     }
 
-    fn open_end(self) -> f64 {
+    /// What `null` means in a bound (the open end of its side); `None` in `a` and `b`,
+    /// which hold finite numbers only.
+    fn open_end(self) -> Option<f64> {
         match self {
-            Side::Lower => f64::NEG_INFINITY,
-            Side::Upper => f64::INFINITY,
+            NumberField::Lo => Some(f64::NEG_INFINITY),
+            NumberField::Hi => Some(f64::INFINITY),
+            NumberField::A | NumberField::B => None,
         }
     }
 }
@@ -361,17 +369,22 @@ fn bound_word(word: &str) -> Option<f64> {
     }
 }
 
-struct BoundVisitor(Side);
+/// One number of a numeric field; in a bound also `null` and the infinity words.
+#[derive(Clone, Copy)]
+struct NumberVisitor(NumberField);
 
-impl<'de> Visitor<'de> for BoundVisitor {
+impl<'de> Visitor<'de> for NumberVisitor {
     type Value = f64;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(
-            f,
-            "a bound in `{}`: a number, null, \"inf\" or \"-inf\"",
-            self.0.field()
-        )
+        match self.0.open_end() {
+            Some(_) => write!(
+                f,
+                "a bound in `{}`: a number, null, \"inf\" or \"-inf\"",
+                self.0.name()
+            ),
+            None => write!(f, "a finite number in `{}`", self.0.name()),
+        }
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
@@ -387,95 +400,33 @@ impl<'de> Visitor<'de> for BoundVisitor {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<f64, E> {
-        Ok(self.0.open_end())
+        self.0
+            .open_end()
+            .ok_or_else(|| E::invalid_type(Unexpected::Unit, &self))
     }
 
     fn visit_none<E: de::Error>(self) -> Result<f64, E> {
-        Ok(self.0.open_end())
+        self.visit_unit()
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
-        bound_word(v).ok_or_else(|| E::invalid_value(Unexpected::Str(v), &self))
+        match self.0.open_end() {
+            Some(_) => bound_word(v).ok_or_else(|| E::invalid_value(Unexpected::Str(v), &self)),
+            None => Err(E::invalid_type(Unexpected::Str(v), &self)),
+        }
     }
 }
 
-struct LowerBound(f64);
-struct UpperBound(f64);
-
-impl<'de> Deserialize<'de> for LowerBound {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(BoundVisitor(Side::Lower)).map(LowerBound)
-    }
-}
-
-impl<'de> Deserialize<'de> for UpperBound {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(BoundVisitor(Side::Upper)).map(UpperBound)
-    }
-}
-
-fn lower_bounds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f64>>, D::Error> {
-    let raw: Option<Vec<LowerBound>> = Deserialize::deserialize(d)?;
-    Ok(raw.map(|v| v.into_iter().map(|b| b.0).collect()))
-}
-
-fn upper_bounds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f64>>, D::Error> {
-    let raw: Option<Vec<UpperBound>> = Deserialize::deserialize(d)?;
-    Ok(raw.map(|v| v.into_iter().map(|b| b.0).collect()))
-}
-
-/// A plain number in a field where infinities make no sense (`a`, `b`).
-struct NumberVisitor(&'static str);
-
-impl<'de> Visitor<'de> for NumberVisitor {
+impl<'de> DeserializeSeed<'de> for NumberVisitor {
     type Value = f64;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "a finite number in `{}`", self.0)
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<f64, D::Error> {
+        d.deserialize_any(self)
     }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
-        Ok(v)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
-        Ok(v as f64)
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
-        Ok(v as f64)
-    }
-}
-
-struct MatrixEntry(f64);
-struct RhsEntry(f64);
-
-impl<'de> Deserialize<'de> for MatrixEntry {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NumberVisitor("a")).map(MatrixEntry)
-    }
-}
-
-impl<'de> Deserialize<'de> for RhsEntry {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NumberVisitor("b")).map(RhsEntry)
-    }
-}
-
-fn matrix<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<f64>>, D::Error> {
-    let raw: Vec<Vec<MatrixEntry>> = Deserialize::deserialize(d)?;
-    Ok(raw
-        .into_iter()
-        .map(|row| row.into_iter().map(|e| e.0).collect())
-        .collect())
-}
-
-fn rhs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
-    let raw: Vec<RhsEntry> = Deserialize::deserialize(d)?;
-    Ok(raw.into_iter().map(|e| e.0).collect())
 }
 
 /// One `findex` entry: an integer, with `null` meaning "none" (`-1`).
+#[derive(Clone, Copy)]
 struct FindexVisitor;
 
 impl<'de> Visitor<'de> for FindexVisitor {
@@ -502,17 +453,106 @@ impl<'de> Visitor<'de> for FindexVisitor {
     }
 }
 
-struct FindexEntry(i64);
+impl<'de> DeserializeSeed<'de> for FindexVisitor {
+    type Value = i64;
 
-impl<'de> Deserialize<'de> for FindexEntry {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(FindexVisitor).map(FindexEntry)
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<i64, D::Error> {
+        d.deserialize_any(self)
     }
 }
 
+/// A JSON array in the field `field` whose elements are read by the seed `element`.
+#[derive(Clone, Copy)]
+struct ArrayOf<S> {
+    field: &'static str,
+    element: S,
+}
+
+impl<'de, S: DeserializeSeed<'de> + Copy> Visitor<'de> for ArrayOf<S> {
+    type Value = Vec<S::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "an array in `{}`", self.field)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        // The hint comes from the file: trust it only so far.
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element_seed(self.element)? {
+            out.push(v);
+        }
+        Ok(out)
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de> + Copy> DeserializeSeed<'de> for ArrayOf<S> {
+    type Value = Vec<S::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+/// An optional field: `null` reads as absent, anything else with the seed `S`.
+struct Nullable<S>(S);
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for Nullable<S> {
+    type Value = Option<S::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.0.deserialize(d).map(Some)
+    }
+}
+
+/// An array of numbers of one field.
+fn numbers(field: NumberField) -> ArrayOf<NumberVisitor> {
+    ArrayOf {
+        field: field.name(),
+        element: NumberVisitor(field),
+    }
+}
+
+fn matrix<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<f64>>, D::Error> {
+    let row = ArrayOf {
+        field: "a",
+        element: NumberVisitor(NumberField::A),
+    };
+    ArrayOf {
+        field: "a",
+        element: row,
+    }
+    .deserialize(d)
+}
+
+fn rhs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    numbers(NumberField::B).deserialize(d)
+}
+
+fn lower_bounds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f64>>, D::Error> {
+    d.deserialize_option(Nullable(numbers(NumberField::Lo)))
+}
+
+fn upper_bounds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f64>>, D::Error> {
+    d.deserialize_option(Nullable(numbers(NumberField::Hi)))
+}
+
 fn friction_indices<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<i64>>, D::Error> {
-    let raw: Option<Vec<FindexEntry>> = Deserialize::deserialize(d)?;
-    Ok(raw.map(|v| v.into_iter().map(|e| e.0).collect()))
+    d.deserialize_option(Nullable(ArrayOf {
+        field: "findex",
+        element: FindexVisitor,
+    }))
 }
 
 /// `nub`: a count, so a negative or fractional value is a type error naming the field.

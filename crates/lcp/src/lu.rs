@@ -1,5 +1,5 @@
 //! Dense LU factorisation with partial pivoting, for the square non-symmetric systems some
-//! solvers meet (Dantzig's coupled friction solve).
+//! solvers meet (Dantzig's coupled friction solve, the free block of a mixed LCP).
 
 /// An LU factorisation `P A = L U` of a square matrix, stored in place (row-major, `L` unit
 /// lower below the diagonal, `U` on and above it). Reuses its storage between factorisations.
@@ -86,7 +86,9 @@ impl DenseLu {
                 }
             }
         }
-        true
+        // Finite pivots can still leave overflowed or NaN entries in U (or a NaN of the
+        // input where no pivot search looked); a solve with them would be garbage.
+        self.lu.iter().all(|v| v.is_finite())
     }
 
     /// Solves `A z = v` in place with the factorisation (`v` of length `n`).
@@ -132,6 +134,28 @@ mod tests {
         for (got, want) in v.iter().zip(&z) {
             assert!((got - want).abs() < 1e-14, "{got} vs {want}");
         }
+    }
+
+    #[test]
+    fn reports_non_finite_entries_off_the_pivot_path() {
+        // The NaN sits above the diagonal, where no pivot search looks.
+        let mut lu = DenseLu::default();
+        lu.reset(2);
+        lu.set(0, 0, 2.0);
+        lu.set(0, 1, f64::NAN);
+        lu.set(1, 1, 1.0);
+        assert!(!lu.factor(1e-12));
+        // Entries near f64::MAX that overflow during elimination.
+        lu.reset(3);
+        for (i, row) in [[1.0, 1e308, 1e308], [1.0, -1e308, 1e308], [0.0, 0.0, 1.0]]
+            .iter()
+            .enumerate()
+        {
+            for (j, &v) in row.iter().enumerate() {
+                lu.set(i, j, v);
+            }
+        }
+        assert!(!lu.factor(0.0));
     }
 
     #[test]

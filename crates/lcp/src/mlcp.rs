@@ -17,7 +17,7 @@
 //!
 //! # Singular `A`
 //!
-//! `A` is factorised by LU with partial pivoting. If a pivot is not larger than
+//! `A` is factorised by LU with partial pivoting ([`DenseLu`]). If a pivot is not larger than
 //! `ReductionOptions::singular_pivot_tolerance * max|A_ij|` (duplicated or dependent
 //! bilateral constraints make `A` rank-deficient), every `A^-1 b` is replaced by the
 //! Tikhonov-regularised least-squares solution, refined once against `A` itself:
@@ -44,6 +44,7 @@
 
 use crate::error::LcpError;
 use crate::lemke::{solve_lemke, LemkeOptions};
+use crate::lu::DenseLu;
 use crate::matrix::{dot, max_abs, DenseMatrix};
 use crate::problem::{check_finite, StandardLcp};
 use crate::report::SolveReport;
@@ -254,7 +255,7 @@ pub fn reduce_mlcp(mlcp: &Mlcp, options: &ReductionOptions) -> Result<MlcpReduct
     options.validate()?;
     let (nu, ny) = (mlcp.free_len(), mlcp.constrained_len());
 
-    let solver = FreeSolver::new(&mlcp.a_matrix, options)?;
+    let mut solver = FreeSolver::new(&mlcp.a_matrix, options)?;
     let mut solved_a = vec![0.0; nu];
     solver.solve(&mlcp.a_vector, &mut solved_a);
     let mut solved_x1 = DenseMatrix::zeros(nu, ny);
@@ -352,15 +353,26 @@ fn check_len(field: &'static str, expected: usize, found: usize) -> Result<(), L
 /// Solves `A x = b` for the free variables: exactly, or in the regularised least-squares
 /// sense when `A` is singular.
 enum FreeSolver {
-    Lu(Lu),
+    Lu(DenseLu),
     Regularised(RegularisedLeastSquares),
 }
 
 impl FreeSolver {
     fn new(a: &DenseMatrix, options: &ReductionOptions) -> Result<Self, LcpError> {
-        match Lu::factor(a, options.singular_pivot_tolerance) {
-            Some(lu) => Ok(Self::Lu(lu)),
-            None => RegularisedLeastSquares::new(a, options.regularisation).map(Self::Regularised),
+        let n = a.rows();
+        let mut lu = DenseLu::default();
+        lu.reset(n);
+        for i in 0..n {
+            for (j, &v) in a.row(i).iter().enumerate() {
+                lu.set(i, j, v);
+            }
+        }
+        // A zero A (rejected by the pivot test) falls through to the regularised solve,
+        // whose answer for it is the zero pseudo-inverse.
+        if lu.factor(options.singular_pivot_tolerance) {
+            Ok(Self::Lu(lu))
+        } else {
+            RegularisedLeastSquares::new(a, options.regularisation).map(Self::Regularised)
         }
     }
 
@@ -368,74 +380,13 @@ impl FreeSolver {
         matches!(self, Self::Regularised(_))
     }
 
-    fn solve(&self, b: &[f64], x: &mut [f64]) {
+    fn solve(&mut self, b: &[f64], x: &mut [f64]) {
         match self {
-            Self::Lu(lu) => lu.solve(b, x),
+            Self::Lu(lu) => {
+                x.copy_from_slice(b);
+                lu.solve(x);
+            }
             Self::Regularised(ls) => ls.solve(b, x),
-        }
-    }
-}
-
-/// `P A = L U` with partial pivoting; `L` (unit diagonal) and `U` share one row-major array.
-struct Lu {
-    n: usize,
-    factors: Vec<f64>,
-    /// Row `i` of `P A` is row `permutation[i]` of `A`.
-    permutation: Vec<usize>,
-}
-
-impl Lu {
-    /// `None` when some pivot is not larger than `relative_tolerance * max|A_ij|` (this also
-    /// rejects a zero matrix).
-    fn factor(a: &DenseMatrix, relative_tolerance: f64) -> Option<Self> {
-        let n = a.rows();
-        let mut f = a.as_slice().to_vec();
-        let mut permutation: Vec<usize> = (0..n).collect();
-        let threshold = relative_tolerance * a.max_abs();
-        for k in 0..n {
-            let p = (k..n)
-                .max_by(|&i, &j| f[i * n + k].abs().total_cmp(&f[j * n + k].abs()))
-                .unwrap_or(k);
-            let pivot = f[p * n + k];
-            if pivot.is_nan() || pivot.abs() <= threshold {
-                return None;
-            }
-            if p != k {
-                for j in 0..n {
-                    f.swap(k * n + j, p * n + j);
-                }
-                permutation.swap(k, p);
-            }
-            for i in k + 1..n {
-                let l = f[i * n + k] / pivot;
-                f[i * n + k] = l;
-                if l == 0.0 {
-                    continue;
-                }
-                for j in k + 1..n {
-                    f[i * n + j] -= l * f[k * n + j];
-                }
-            }
-        }
-        Some(Self {
-            n,
-            factors: f,
-            permutation,
-        })
-    }
-
-    fn solve(&self, b: &[f64], x: &mut [f64]) {
-        let (n, f) = (self.n, &self.factors);
-        for (xi, &p) in x.iter_mut().zip(&self.permutation) {
-            *xi = b[p];
-        }
-        for i in 0..n {
-            let s = dot(&f[i * n..i * n + i], &x[..i]);
-            x[i] -= s;
-        }
-        for i in (0..n).rev() {
-            let s = dot(&f[i * n + i + 1..(i + 1) * n], &x[i + 1..]);
-            x[i] = (x[i] - s) / f[i * n + i];
         }
     }
 }

@@ -48,6 +48,13 @@ fn null_is_the_open_end_of_its_side() {
 }
 
 #[test]
+fn null_optional_fields_read_as_omitted() {
+    let file =
+        parse_problem(r#"{"a": [[2]], "b": [4], "lo": null, "hi": null, "findex": null}"#).unwrap();
+    assert_eq!((file.lo, file.hi, file.findex), (None, None, None));
+}
+
+#[test]
 fn omitted_fields_take_the_standard_lcp_defaults() {
     let file = parse_problem(r#"{"a": [[2, 1], [1, 3]], "b": [4, 1]}"#).unwrap();
     assert_eq!(file.lo, None);
@@ -142,6 +149,18 @@ fn type_errors_name_the_field() {
         (r#"{"a": [[1]], "b": [1], "nub": 1.5}"#, "`nub`"),
         (r#"{"a": [[1]], "b": [1], "finedx": [-1]}"#, "`finedx`"),
         (r#"{"a": [[1]], "b": [1], "b": [2]}"#, "`b`"),
+        // A scalar where an array belongs.
+        (r#"{"a": 5, "b": [1]}"#, "an array in `a`"),
+        (r#"{"a": [5], "b": [1]}"#, "an array in `a`"),
+        (r#"{"a": [[1]], "b": "x"}"#, "an array in `b`"),
+        (r#"{"a": [[1]], "b": [1], "lo": 0}"#, "an array in `lo`"),
+        (
+            r#"{"a": [[1]], "b": [1], "findex": -1}"#,
+            "an array in `findex`",
+        ),
+        // null is a bound, but not a matrix entry or right-hand side.
+        (r#"{"a": [[null]], "b": [1]}"#, "`a`"),
+        (r#"{"a": [[1]], "b": [null]}"#, "`b`"),
     ];
     for (text, field) in cases {
         let msg = parse_message(text);
