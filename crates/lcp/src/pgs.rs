@@ -18,7 +18,7 @@
 
 use crate::error::LcpError;
 use crate::matrix::{dot, max_abs, DenseMatrix};
-use crate::problem::{check_finite, BoxedLcp};
+use crate::problem::{check_findex_target, check_finite, BoxedLcp};
 use crate::report::{SolveReport, Status};
 use crate::residual::{boxed_residual, Residual};
 
@@ -402,22 +402,7 @@ fn check_inputs(
     check_finite("warm_start", x)?;
     for (i, f) in findex.iter().enumerate() {
         if let Some(j) = *f {
-            if j >= n {
-                return Err(LcpError::FindexOutOfRange {
-                    index: i,
-                    target: j as i64,
-                    n,
-                });
-            }
-            if j == i {
-                return Err(LcpError::FindexSelf { index: i });
-            }
-            if findex[j].is_some() {
-                return Err(LcpError::FindexChain {
-                    index: i,
-                    target: j,
-                });
-            }
+            check_findex_target(findex, i, j)?;
         }
     }
     Ok(())

@@ -117,22 +117,7 @@ impl BoxedLcp {
                             nub: self.nub,
                         });
                     }
-                    if j >= n {
-                        return Err(LcpError::FindexOutOfRange {
-                            index: i,
-                            target: j as i64,
-                            n,
-                        });
-                    }
-                    if j == i {
-                        return Err(LcpError::FindexSelf { index: i });
-                    }
-                    if self.findex[j].is_some() {
-                        return Err(LcpError::FindexChain {
-                            index: i,
-                            target: j,
-                        });
-                    }
+                    check_findex_target(&self.findex, i, j)?;
                     if !(hi.is_finite() && hi >= 0.0) {
                         return Err(LcpError::BadFrictionCoefficient {
                             index: i,
@@ -233,6 +218,33 @@ impl StandardLcp {
     pub fn to_boxed(&self) -> BoxedLcp {
         BoxedLcp::new(self.m.clone(), self.q.iter().map(|v| -v).collect())
     }
+}
+
+/// Checks that friction row `i` may couple to row `j`: inside the problem, not itself, and
+/// not another friction row.
+pub(crate) fn check_findex_target(
+    findex: &[Option<usize>],
+    i: usize,
+    j: usize,
+) -> Result<(), LcpError> {
+    let n = findex.len();
+    if j >= n {
+        return Err(LcpError::FindexOutOfRange {
+            index: i,
+            target: j as i64,
+            n,
+        });
+    }
+    if j == i {
+        return Err(LcpError::FindexSelf { index: i });
+    }
+    if findex[j].is_some() {
+        return Err(LcpError::FindexChain {
+            index: i,
+            target: j,
+        });
+    }
+    Ok(())
 }
 
 pub(crate) fn check_finite(field: &'static str, v: &[f64]) -> Result<(), LcpError> {

@@ -659,7 +659,8 @@ fn friction_cone_problem() -> impl Strategy<Value = StandardLcp> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // A fixed seed keeps CI deterministic; raise PROPTEST_CASES locally to explore further.
+    #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_122), ..ProptestConfig::default() })]
 
     #[test]
     fn agrees_with_brute_force_on_p_matrices(p in p_matrix_problem()) {

@@ -287,7 +287,8 @@ fn overflow_is_reported_as_non_finite_not_solved() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    // A fixed seed keeps CI deterministic; raise PROPTEST_CASES locally to explore further.
+    #![proptest_config(ProptestConfig { cases: 32, rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_122), ..ProptestConfig::default() })]
 
     /// Larger problems than the oracle can enumerate: two independent iterations must
     /// meet at the unique solution.

@@ -826,7 +826,8 @@ fn agree_with_oracle(p: &BoxedLcp) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // A fixed seed keeps CI deterministic; raise PROPTEST_CASES locally to explore further.
+    #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_122), ..ProptestConfig::default() })]
 
     #[test]
     fn random_box_problems_match_the_oracle(seed in any::<u64>(), n in 1usize..=7) {

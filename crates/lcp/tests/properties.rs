@@ -38,7 +38,8 @@ fn spec(seed: u64, contacts: usize, bodies: usize, mu: f64, cfm: f64) -> Contact
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    // A fixed seed keeps CI deterministic; raise PROPTEST_CASES locally to explore further.
+    #![proptest_config(ProptestConfig { cases: 48, rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_122), ..ProptestConfig::default() })]
 
     #[test]
     fn dantzig_residual_is_below_1e_9_on_contact_problems(
@@ -178,7 +179,8 @@ fn wild_problem(seed: u64, n: usize, friction: bool) -> BoxedLcp {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    // A fixed seed keeps CI deterministic; raise PROPTEST_CASES locally to explore further.
+    #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_122), ..ProptestConfig::default() })]
 
     /// Whatever the matrix (indefinite, singular, entries from 1e-8 to 1e8), no solver panics
     /// or hangs, and none reports a non-finite or unchecked answer as solved.

@@ -394,23 +394,62 @@ impl DantzigSolver {
 
     /// Re-solves the clamped values from the factorisation with one step of iterative
     /// refinement, then recomputes every slack exactly.
+    ///
+    /// A nearly singular clamped block (redundant rows without CFM whose pivots sit just above
+    /// `pivot_tolerance`) can turn the re-solve into a large move along its near-null
+    /// direction; then the pivoting's own values, which respect the bounds, are kept.
     fn polish(&mut self, p: &BoxedLcp) {
         let n = p.len();
         let nc = self.c_list.len();
         if nc > 0 {
+            for (c, &k) in self.c_list.iter().enumerate() {
+                self.dx[c] = self.x[k];
+            }
             for _ in 0..2 {
-                for (c, &k) in self.c_list.iter().enumerate() {
-                    self.y[c] = p.b[k] - dot(p.a.row(k), &self.x[..n]);
-                }
+                self.clamped_residual_into_y(p);
                 self.ldl.solve(&mut self.y[..nc]);
+                self.add_y_to_clamped();
+            }
+            let tol_x = self.tolerance * max_abs(&self.x[..n]).max(f64::MIN_POSITIVE);
+            let in_bounds = self.c_list.iter().all(|&k| {
+                let x = self.x[k];
+                x.is_finite() && x >= self.lo[k] - tol_x && x <= self.hi[k] + tol_x
+            });
+            if !in_bounds {
                 for (c, &k) in self.c_list.iter().enumerate() {
-                    self.x[k] += self.y[c];
+                    self.x[k] = self.dx[c];
                 }
             }
         }
         for k in 0..n {
             self.w[k] = dot(p.a.row(k), &self.x[..n]) - p.b[k];
         }
+    }
+
+    /// `y_C = b_C - A_C x`: what the clamped equations still miss.
+    fn clamped_residual_into_y(&mut self, p: &BoxedLcp) {
+        let n = p.len();
+        for (c, &k) in self.c_list.iter().enumerate() {
+            self.y[c] = p.b[k] - dot(p.a.row(k), &self.x[..n]);
+        }
+    }
+
+    /// `x_C += y_C`.
+    fn add_y_to_clamped(&mut self) {
+        for (c, &k) in self.c_list.iter().enumerate() {
+            self.x[k] += self.y[c];
+        }
+    }
+
+    /// Empties every index set and the factorisation, with `x = w = 0`.
+    fn clear_sets(&mut self, n: usize) {
+        self.x[..n].fill(0.0);
+        self.w[..n].fill(0.0);
+        self.set[..n].fill(Set::Unseen);
+        self.c_list.clear();
+        self.n_list.clear();
+        self.parked.clear();
+        self.ldl.reset(n);
     }
 
     /// Whether every friction row satisfies its bounds computed from the final normals.

@@ -81,13 +81,7 @@ impl DantzigSolver {
     /// the normal forces when the first friction row is reached (ODE's rule, first pass).
     pub(super) fn cold_pass(&mut self, p: &BoxedLcp, friction_fixed: bool) -> Result<(), Status> {
         let n = p.len();
-        self.x[..n].fill(0.0);
-        self.w[..n].fill(0.0);
-        self.set[..n].fill(Set::Unseen);
-        self.c_list.clear();
-        self.n_list.clear();
-        self.parked.clear();
-        self.ldl.reset(n);
+        self.clear_sets(n);
         let mut friction_set = friction_fixed;
         for k in 0..n {
             let i = self.order[k];

@@ -15,12 +15,7 @@ impl DantzigSolver {
     /// `self.x`, `self.w` and the index sets). On `false` the caller starts from scratch.
     pub(super) fn try_warm_start(&mut self, p: &BoxedLcp, guess: &[IndexState]) -> bool {
         let n = p.len();
-        self.x[..n].fill(0.0);
-        self.set[..n].fill(Set::Unseen);
-        self.c_list.clear();
-        self.n_list.clear();
-        self.parked.clear();
-        self.ldl.reset(n);
+        self.clear_sets(n);
         // Friction bounds start from zero normal forces and settle below.
         self.set_friction_bounds(p);
         for k in 0..n {
@@ -185,13 +180,9 @@ impl DantzigSolver {
         // Iterative refinement against the original rows: the coupled matrix of redundant
         // contacts under small CFM is ill-conditioned, and one LU solve leaves its error.
         for _ in 0..2 {
-            for (c, &k) in self.c_list.iter().enumerate() {
-                self.y[c] = p.b[k] - dot(p.a.row(k), &self.x[..n]);
-            }
+            self.clamped_residual_into_y(p);
             self.lu.solve(&mut self.y[..nc]);
-            for (c, &k) in self.c_list.iter().enumerate() {
-                self.x[k] += self.y[c];
-            }
+            self.add_y_to_clamped();
             self.update_tied_friction(p);
         }
         self.x[..n].iter().all(|v| v.is_finite())
