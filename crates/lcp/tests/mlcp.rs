@@ -503,7 +503,8 @@ fn nonsymmetric_problem() -> impl Strategy<Value = (Mlcp, DenseMatrix)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // A fixed seed keeps CI deterministic; raise PROPTEST_CASES locally to explore further.
+    #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_122), ..ProptestConfig::default() })]
 
     #[test]
     fn solution_of_the_reduced_lcp_satisfies_the_mixed_problem(p in mechanical_problem()) {
