@@ -20,8 +20,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::measurement::WallTime;
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use stiction_lcp::dantzig::{DantzigOptions, DantzigSolver};
 use stiction_lcp::generate::{box_stack_problem, random_contact_problem, ContactProblemSpec};
 use stiction_lcp::pgs::{solve_pgs, PgsOptions};
@@ -69,8 +68,19 @@ fn checked_active_set(name: &str, problem: &BoxedLcp) -> Vec<IndexState> {
     solver.active_set().to_vec()
 }
 
-/// The three benchmarks of one problem, in `group`.
-fn bench_problem(group: &mut BenchmarkGroup<WallTime>, name: &str, problem: &BoxedLcp) {
+/// The three benchmarks of one problem, in a group of its own. A `slow` problem (a
+/// quarter of a second per cold solve) gets ten samples of one solve each.
+fn bench_problem(c: &mut Criterion, name: &str, problem: &BoxedLcp, slow: bool) {
+    let mut group = c.benchmark_group(name);
+    group
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    if slow {
+        group
+            .sample_size(10)
+            .sampling_mode(SamplingMode::Flat)
+            .measurement_time(Duration::from_secs(3));
+    }
     let active = checked_active_set(name, problem);
     let options = DantzigOptions::default();
     // One solver reused across iterations, as an engine would: its workspace is warm, the
@@ -96,42 +106,21 @@ fn bench_problem(group: &mut BenchmarkGroup<WallTime>, name: &str, problem: &Box
     });
     let report = solve_pgs(problem, None, &pgs).expect("valid options");
     assert_eq!(report.iterations, PGS_SWEEPS, "{name}: PGS stopped early");
+    group.finish();
 }
 
 fn contact_problems(c: &mut Criterion) {
-    for rows in [30, 100, 300] {
+    for rows in [30, 100, 300, 1000] {
         let problem = contact_problem(rows);
         let name = format!("contact_n{}", problem.len());
-        let mut group = c.benchmark_group(&name);
-        group
-            .warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(2));
-        bench_problem(&mut group, &name, &problem);
-        group.finish();
+        bench_problem(c, &name, &problem, rows >= 1000);
     }
-    // A cold solve takes a quarter of a second here: ten samples of one solve each.
-    let problem = contact_problem(1000);
-    let name = format!("contact_n{}", problem.len());
-    let mut group = c.benchmark_group(&name);
-    group
-        .sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
-    bench_problem(&mut group, &name, &problem);
-    group.finish();
 }
 
 fn box_stacks(c: &mut Criterion) {
     for height in [5, 20] {
         let problem = box_stack_problem(height, 0.5, 6e-4);
-        let name = format!("box_stack_h{height}");
-        let mut group = c.benchmark_group(&name);
-        group
-            .warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(2));
-        bench_problem(&mut group, &name, &problem);
-        group.finish();
+        bench_problem(c, &format!("box_stack_h{height}"), &problem, false);
     }
 }
 
