@@ -179,13 +179,12 @@ impl ConstraintProblem for AccelerationProblem {
     ) -> Result<Vec<f64>, ConstraintError> {
         self.validate()?;
         let mut force = jacobian_transpose_times(&self.constraints, cf, self.inertia.dim())?;
-        let mut next = 0;
-        for (i, _) in self.sliding.iter().enumerate().filter(|(_, &s)| s) {
+        let sliding = self.sliding.iter().enumerate().filter(|(_, &s)| s);
+        for (row, (i, _)) in sliding.enumerate() {
             let drag = self.constraints.mu[i] * cf[i];
-            for (f, &q) in force.iter_mut().zip(self.sliding_direction.row(next)) {
+            for (f, &q) in force.iter_mut().zip(self.sliding_direction.row(row)) {
                 *f -= drag * q;
             }
-            next += 1;
         }
         Ok(force)
     }

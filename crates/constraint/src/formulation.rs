@@ -115,13 +115,12 @@ pub(crate) fn build_rows(
     }
     let mut force_directions = rows.clone();
     if let Some((flags, directions)) = sliding {
-        let mut next = 0;
-        for (i, _) in flags.iter().enumerate().filter(|(_, &s)| s) {
+        let sliding = flags.iter().enumerate().filter(|(_, &s)| s);
+        for (row, (i, _)) in sliding.enumerate() {
             let mu = constraints.mu[i];
-            for (k, &q) in directions.row(next).iter().enumerate() {
+            for (k, &q) in directions.row(row).iter().enumerate() {
                 force_directions[(i, k)] -= mu * q;
             }
-            next += 1;
         }
     }
     (rows, force_directions)

@@ -185,26 +185,25 @@ fn check_frames(
     }
     for contact in 0..contacts {
         let error = error_of(contact);
-        // `!(<=)` also rejects NaN.
-        if !(error <= FRAME_TOLERANCE) {
+        if error.is_nan() || error > FRAME_TOLERANCE {
             return Err(ConstraintError::FrameNotOrthonormal { contact, error });
         }
     }
     Ok(())
 }
 
-/// `max |a_i . a_j - delta_ij|` over the axes.
+/// `max |a_i . a_j - delta_ij|` over the axes; NaN if any axis holds a NaN.
 fn orthonormality_error<const N: usize>(axes: &[&[f64; N]]) -> f64 {
     let mut worst: f64 = 0.0;
     for (i, a) in axes.iter().enumerate() {
         for (j, b) in axes.iter().enumerate().skip(i) {
             let dot: f64 = a.iter().zip(b.iter()).map(|(x, y)| x * y).sum();
             let expected = if i == j { 1.0 } else { 0.0 };
-            let e = (dot - expected).abs();
-            worst = if e.is_nan() { f64::NAN } else { worst.max(e) };
-            if worst.is_nan() {
-                return worst;
+            let error = (dot - expected).abs();
+            if error.is_nan() {
+                return error;
             }
+            worst = worst.max(error);
         }
     }
     worst
