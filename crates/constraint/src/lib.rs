@@ -36,10 +36,23 @@
 //!
 //! ## Method
 //! The mixed LCP is reduced to a pure LCP by eliminating the velocities and bilateral forces
-//! (seed 004, equations (e)-(g)); a rank-deficient bilateral block is handled with an
-//! SVD pseudo-inverse (minimum-norm least squares, see the `reduction` module notes). The LCP,
-//! copositive for the polygonal friction cone, is solved by
-//! [`stiction_lcp::lemke::solve_lemke`].
+//! (seed 004, equations (e)-(g)). With `C = M^-1`, the bilateral equations become
+//! `W_GG fG = -(kG + G v~) / h - G C J^T y` with the bilateral block `W_GG = G C G^T`, and the
+//! complementarity rows get the reduced Delassus matrix `S = J C J^T - J C G^T W_GG^+ G C J^T`,
+//! computed once per configuration ([`BaseDiscretizedLcp`]). The LCP, copositive for the
+//! polygonal friction cone, is solved by [`stiction_lcp::lemke::solve_lemke`].
+//!
+//! **Rank-deficient bilateral constraints** (a duplicated joint, a closed kinematic loop)
+//! make `W_GG` singular. `W_GG^+` is then the Moore-Penrose pseudo-inverse from nalgebra's
+//! singular value decomposition, singular values below
+//! [`SolverOptions::bilateral_rank_tolerance`] times the largest treated as zero: the
+//! minimum-norm least-squares bilateral forces, the same answer a complete orthogonal
+//! decomposition gives. Dependent rows share their force (a duplicated row carries half each),
+//! while the generalized force `G^T fG` and the motion are the unique physical ones. SVD rather
+//! than column-pivoted QR because its rank decision is the reliable one (pivoted QR can miss a
+//! near-dependency) and the minimum-norm answer needs no second factorisation; `nb` is small,
+//! so the `O(nb^3)` cost does not matter. The elimination stays exact for singular `W_GG`
+//! because the columns of `G C J^T` lie in the range of `W_GG`.
 //!
 //! ## Example
 //! A 2 kg particle on the ground `y = 0`, pushed sideways by 3 N (below the friction limit

@@ -399,3 +399,34 @@ fn contact_frame_misuse_is_an_error() {
         }
     );
 }
+
+#[test]
+fn unconstrained_and_infeasible_problems() {
+    let solver = ConstraintSolver::new();
+    // No constraints at all: nothing to solve, the body falls freely.
+    let free = point_problem([1.0, 0.0], ConstraintSet::new(2));
+    let base = solver.construct_base_discretized_time_lcp(&free).unwrap();
+    let solution = solver
+        .solve_discretized_time_step(&free, &base, 0.1)
+        .unwrap();
+    assert!(solution.is_solved() && solution.forces.is_empty());
+    let next = free.compute_next_velocity(&solution.forces, 0.1).unwrap();
+    assert!((next[0] - 1.0).abs() < 1e-15 && (next[1] + 0.1 * G).abs() < 1e-12);
+
+    // Two unilateral rows asking for vx >= 1 and vx <= -1: no forces can do both. The LCP's
+    // matrix is positive semi-definite, so Lemke's ray proves it infeasible; it is reported
+    // as a status, not an error.
+    let mut contradictory = point_problem(
+        [0.0, 0.0],
+        ConstraintSet::new(2).with_unilateral(matrix(&[vec![1.0, 0.0], vec![-1.0, 0.0]], 2)),
+    );
+    contradictory.constraints.k_l = vec![-1.0, -1.0];
+    let base = solver
+        .construct_base_discretized_time_lcp(&contradictory)
+        .unwrap();
+    let solution = solver
+        .solve_discretized_time_step(&contradictory, &base, 0.01)
+        .unwrap();
+    assert!(!solution.is_solved());
+    assert_eq!(solution.status, stiction_constraint::Status::RayTermination);
+}
