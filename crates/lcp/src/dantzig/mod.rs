@@ -64,6 +64,11 @@ pub struct DantzigOptions {
     /// becomes three Lemke variables). Default `true`; `false` reports the best pivoting
     /// answer with status [`Status::IterationLimit`].
     pub exact_friction: bool,
+    /// Largest problem (rows) given to the exact-friction solve: it costs about a second at
+    /// 300 rows and tens of seconds at 1000 (Lemke's dense pivots on roughly 2.3 n
+    /// variables). Default 300; larger unsettled problems report
+    /// [`Status::IterationLimit`] (or fall back to PGS if `fallback` is set).
+    pub exact_friction_max_rows: usize,
     /// Finish a failed solve with projected Gauss-Seidel (from the partial solution; the
     /// problem is never modified). `None` (default) reports the failure instead.
     pub fallback: Option<PgsOptions>,
@@ -77,6 +82,7 @@ impl Default for DantzigOptions {
             max_pivots: None,
             max_friction_passes: 6,
             exact_friction: true,
+            exact_friction_max_rows: 300,
             fallback: None,
         }
     }
@@ -163,6 +169,11 @@ pub struct DantzigStats {
     pub regularised_pivots: usize,
     /// Whether the answer came from the exact coupled-friction solve.
     pub exact_friction: bool,
+    /// Largest problem (rows) given to the exact-friction solve: it costs about a second at
+    /// 300 rows and tens of seconds at 1000 (Lemke's dense pivots on roughly 2.3 n
+    /// variables). Default 300; larger unsettled problems report
+    /// [`Status::IterationLimit`] (or fall back to PGS if `fallback` is set).
+    pub exact_friction_max_rows: usize,
 }
 
 impl DantzigSolver {
@@ -254,7 +265,11 @@ impl DantzigSolver {
         let mut report = self.report_from_state(problem, outcome, options);
         self.record_active_set(n);
         let has_friction = problem.findex.iter().any(Option::is_some);
-        if !report.status.is_solved() && has_friction && options.exact_friction {
+        if !report.status.is_solved()
+            && has_friction
+            && options.exact_friction
+            && n <= options.exact_friction_max_rows
+        {
             // Pivoting on fixed friction bounds did not settle: solve the coupled problem.
             if let Ok(exact) = solve_boxed_lemke(problem, &LemkeOptions::default()) {
                 let pivots = report.iterations + exact.iterations;
