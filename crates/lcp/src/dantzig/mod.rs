@@ -169,11 +169,6 @@ pub struct DantzigStats {
     pub regularised_pivots: usize,
     /// Whether the answer came from the exact coupled-friction solve.
     pub exact_friction: bool,
-    /// Largest problem (rows) given to the exact-friction solve: it costs about a second at
-    /// 300 rows and tens of seconds at 1000 (Lemke's dense pivots on roughly 2.3 n
-    /// variables). Default 300; larger unsettled problems report
-    /// [`Status::IterationLimit`] (or fall back to PGS if `fallback` is set).
-    pub exact_friction_max_rows: usize,
 }
 
 impl DantzigSolver {
