@@ -118,3 +118,61 @@ pub enum IntegrationError {
         quantity: &'static str,
     },
 }
+
+/// Why a world operation (adding, changing or stepping) was refused.
+///
+/// A refused [`crate::World::step`] leaves every body and joint exactly as it was.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum WorldError {
+    /// The time step is not finite and > 0.
+    #[error("time step must be finite and > 0, got {h}")]
+    InvalidTimeStep {
+        /// The rejected step in s.
+        h: f64,
+    },
+    /// The body handle names a body that was removed (or belongs to another world).
+    #[error("stale or foreign body handle {0:?}")]
+    StaleBody(crate::world::BodyHandle),
+    /// The joint handle names a joint that was removed (or belongs to another world).
+    #[error("stale or foreign joint handle {0:?}")]
+    StaleJoint(crate::world::JointHandle),
+    /// A world, solver or joint setting is out of its documented range.
+    #[error("setting `{name}` = {value} is invalid: {rule}")]
+    InvalidSetting {
+        /// Which setting, e.g. `"erp"` or `"iterations"`.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// The rule it broke.
+        rule: &'static str,
+    },
+    /// A joint description cannot be built.
+    #[error("invalid joint: {reason}")]
+    InvalidJoint {
+        /// What is wrong, e.g. `"a joint cannot attach a body to itself"`.
+        reason: &'static str,
+    },
+    /// A NaN or infinite number appeared during a step; nothing was changed.
+    #[error("non-finite value during the {phase} phase (body {body:?})")]
+    NonFinite {
+        /// The phase that produced it.
+        phase: crate::diagnostics::StepPhase,
+        /// The body concerned, if one is.
+        body: Option<crate::world::BodyHandle>,
+    },
+    /// A body's gyroscopic or pose update failed; nothing was changed.
+    #[error("integration of body {body:?} failed: {source}")]
+    Integration {
+        /// The body concerned.
+        body: crate::world::BodyHandle,
+        /// Why.
+        source: IntegrationError,
+    },
+    /// A body change was rejected.
+    #[error(transparent)]
+    Body(#[from] BodyError),
+    /// The LCP solver rejected its options or a problem (malformed options, or a problem that
+    /// is not finite); nothing was changed.
+    #[error("constraint solver: {0}")]
+    Solver(#[from] stiction_lcp::LcpError),
+}

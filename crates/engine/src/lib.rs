@@ -4,27 +4,49 @@
 //! Bodies, joints and contacts become rows of a boxed LCP each step; the exact stepper solves
 //! it by Dantzig pivoting, the iterative stepper by SOR projected Gauss-Seidel.
 //!
-//! Modules so far: [`math`] (the glam types parry uses), [`body`] (rigid bodies and mass
-//! properties), [`gyroscopic`] (the four treatments of `w x I w`), [`integrate`] (velocity
-//! and pose updates of one body) and [`error`].
+//! - [`World`]: bodies and joints by handle, settings, [`World::step`] and its
+//!   [`StepStats`]; [`World::step`] describes the pipeline.
+//! - [`body`]: rigid bodies and mass properties; [`gyroscopic`]: the four treatments of
+//!   `w x I w`; [`integrate`]: velocity and pose updates of one body.
+//! - [`constraint`]: the row API every constraint producer writes through (flat row storage,
+//!   [`constraint::RowWriter`], shared parts, ERP/CFM); [`joint`]: joint types.
+//! - [`scenes`]: the collision-free benchmark scenes of shared/SCENES.md.
+//! - [`math`] (the glam types parry uses) and [`error`].
 
 #![warn(missing_docs)]
 
+mod assemble;
 pub mod body;
+pub mod constraint;
+pub mod diagnostics;
 pub mod error;
 pub mod gyroscopic;
 pub mod integrate;
+mod island;
+pub mod joint;
 pub mod math;
+mod poststab;
+pub mod scenes;
+mod sparse;
+mod stepper;
+pub mod world;
 
 pub use parry3d_f64 as parry;
 pub use stiction_lcp as lcp;
 
 pub use body::{BodyKind, InverseMass, MassProperties, RigidBody, RigidBodyBuilder, Velocity};
-pub use error::{BodyError, IntegrationError, MassPropertiesError};
+pub use constraint::{Pose, Softness};
+pub use diagnostics::{IslandReport, PhaseTimes, PostStabilizationStats, StepPhase, StepStats};
+pub use error::{BodyError, IntegrationError, MassPropertiesError, WorldError};
 pub use gyroscopic::{
     angular_velocity_after_step, equivalent_torque, AngularStep, ConservingSolver, Convergence,
     EquivalentTorque, GyroscopicMode, RotationalState,
 };
 pub use integrate::{
     advance_pose, integrate_free_body, FreeStepReport, OrientationUpdate, STANDARD_GRAVITY,
+};
+pub use joint::{BallJoint, HingeJoint, Joint, JointBuilder, JointFeedback, JointKind, JointRows};
+pub use world::{
+    BodyHandle, ExactSettings, IterativeSettings, JointHandle, PostStabilization,
+    PostStabilizationMethod, Solver, World, WorldSettings,
 };

@@ -1,0 +1,326 @@
+//! The flat row storage (struct of arrays) and the writer producers fill it through.
+//!
+//! Storage is per world and reused every step: clearing keeps the capacity, so a world whose
+//! row count does not grow allocates nothing here. Each row holds its two body slots, a
+//! 2 x 6 Jacobian, the position error `C`, a target velocity, ERP, CFM, force bounds, an
+//! optional friction index and a warm start; the solve writes the force `lambda` back.
+
+use crate::constraint::{Pose, Softness};
+use crate::math::Vec3;
+use stiction_lcp::IndexState;
+
+/// One Jacobian row: the derivative of a scalar constraint with respect to the velocities of
+/// its two bodies, `dC/dt = linear_a . v_a + angular_a . w_a + linear_b . v_b + angular_b . w_b`
+/// (world frame; units of `C` per m or per rad).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct JacobianRow {
+    /// Coefficient of body A's linear velocity.
+    pub linear_a: Vec3,
+    /// Coefficient of body A's angular velocity.
+    pub angular_a: Vec3,
+    /// Coefficient of body B's linear velocity.
+    pub linear_b: Vec3,
+    /// Coefficient of body B's angular velocity.
+    pub angular_b: Vec3,
+}
+
+impl JacobianRow {
+    /// `J u` for the velocities `(v_a, w_a)` and `(v_b, w_b)`.
+    #[inline]
+    pub fn velocity(&self, v_a: Vec3, w_a: Vec3, v_b: Vec3, w_b: Vec3) -> f64 {
+        self.linear_a.dot(v_a)
+            + self.angular_a.dot(w_a)
+            + self.linear_b.dot(v_b)
+            + self.angular_b.dot(w_b)
+    }
+
+    /// Whether every coefficient is finite.
+    pub fn is_finite(&self) -> bool {
+        self.linear_a.is_finite()
+            && self.angular_a.is_finite()
+            && self.linear_b.is_finite()
+            && self.angular_b.is_finite()
+    }
+}
+
+/// The description of one row, as a producer writes it.
+///
+/// Start from [`Row::equality`] (a bilateral row) and adjust with the builder methods.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Row {
+    /// `dC/dt = J u`.
+    pub jacobian: JacobianRow,
+    /// The position error `C` now (m or rad); the velocity solve removes `erp * C` of it per
+    /// step and post-stabilisation the rest.
+    pub error: f64,
+    /// A velocity `J u` the row drives towards besides correcting `C` (m/s or rad/s): a
+    /// motor's speed, a contact's bounce. Default 0.
+    pub target_velocity: f64,
+    /// Lower force bound (N or N m), `<= 0`, may be `-inf`.
+    pub lo: f64,
+    /// Upper force bound, `>= 0`, may be `+inf`; for a friction row the coefficient `mu`.
+    pub hi: f64,
+    /// For a friction row: the index (among this producer's rows, as returned by
+    /// [`RowWriter::push`]) of the normal row whose force bounds it, `|lambda| <= hi * lambda_n`.
+    pub friction_of: Option<usize>,
+    /// ERP and CFM of this row; `None` takes the producer's default
+    /// ([`RowWriter::softness`]).
+    pub softness: Option<Softness>,
+    /// Whether post-stabilisation projects this row's `C` to zero after the step. True for
+    /// geometric rows; false for motors, friction and soft (spring) rows.
+    pub stabilize: bool,
+}
+
+impl Row {
+    /// A bilateral row keeping `C = 0` with an unbounded force, stabilised after the step.
+    pub fn equality(jacobian: JacobianRow, error: f64) -> Self {
+        Self {
+            jacobian,
+            error,
+            target_velocity: 0.0,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+            friction_of: None,
+            softness: None,
+            stabilize: true,
+        }
+    }
+
+    /// Bounds the force to `[lo, hi]` (`lo <= 0 <= hi`; a limit uses `[0, inf)`).
+    pub fn bounded(mut self, lo: f64, hi: f64) -> Self {
+        self.lo = lo;
+        self.hi = hi;
+        self
+    }
+
+    /// Drives `J u` towards `velocity` (on top of the error correction).
+    pub fn target_velocity(mut self, velocity: f64) -> Self {
+        self.target_velocity = velocity;
+        self
+    }
+
+    /// Gives this row its own ERP and CFM.
+    pub fn softness(mut self, softness: Softness) -> Self {
+        self.softness = Some(softness);
+        self
+    }
+
+    /// Keeps post-stabilisation off this row.
+    pub fn unstabilized(mut self) -> Self {
+        self.stabilize = false;
+        self
+    }
+
+    /// Makes this a friction row bounded by `mu` times the force of normal row `normal`.
+    pub fn friction(mut self, normal: usize, mu: f64) -> Self {
+        self.friction_of = Some(normal);
+        self.lo = -mu;
+        self.hi = mu;
+        self.stabilize = false;
+        self
+    }
+
+    /// Whether the force is unbounded both ways (a row Dantzig puts among the first `nub`).
+    pub fn is_unbounded(&self) -> bool {
+        self.friction_of.is_none() && self.lo == f64::NEG_INFINITY && self.hi == f64::INFINITY
+    }
+}
+
+/// All rows of one step as flat arrays, indexed by row.
+///
+/// Body entries are solver slots: a body's slot index, or the world's ground slot (a body of
+/// zero inverse mass and zero velocity) for a constraint attached to the static world.
+#[derive(Debug, Clone, Default)]
+pub struct RowStorage {
+    pub(crate) bodies: Vec<[u32; 2]>,
+    pub(crate) jacobian: Vec<JacobianRow>,
+    pub(crate) error: Vec<f64>,
+    pub(crate) target_velocity: Vec<f64>,
+    pub(crate) erp: Vec<f64>,
+    pub(crate) cfm: Vec<f64>,
+    pub(crate) lo: Vec<f64>,
+    pub(crate) hi: Vec<f64>,
+    /// Absolute row index of the normal row (in this storage) for friction rows.
+    pub(crate) findex: Vec<Option<usize>>,
+    pub(crate) stabilize: Vec<bool>,
+    /// Force to start an iterative solve from (N), from the producer's last step.
+    pub(crate) warm_lambda: Vec<f64>,
+    /// Dantzig's index set for this row last step, if the producer kept it.
+    pub(crate) warm_state: Vec<Option<IndexState>>,
+    /// The force found by the solve (N or N m).
+    pub(crate) lambda: Vec<f64>,
+}
+
+impl RowStorage {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.bodies.is_empty()
+    }
+
+    /// Removes every row, keeping the capacity.
+    pub fn clear(&mut self) {
+        self.bodies.clear();
+        self.jacobian.clear();
+        self.error.clear();
+        self.target_velocity.clear();
+        self.erp.clear();
+        self.cfm.clear();
+        self.lo.clear();
+        self.hi.clear();
+        self.findex.clear();
+        self.stabilize.clear();
+        self.warm_lambda.clear();
+        self.warm_state.clear();
+        self.lambda.clear();
+    }
+
+    /// A writer appending the rows of one producer acting on body slots `bodies` at `poses`,
+    /// with `softness` for rows that do not set their own. With `positional_only`, rows not
+    /// marked [`Row::stabilize`] are dropped (the post-stabilisation pass).
+    pub(crate) fn writer(
+        &mut self,
+        bodies: [u32; 2],
+        poses: [Pose; 2],
+        softness: Softness,
+        positional_only: bool,
+    ) -> RowWriter<'_> {
+        let first = self.len();
+        RowWriter {
+            storage: self,
+            bodies,
+            poses,
+            softness,
+            first,
+            positional_only,
+            described: 0,
+        }
+    }
+
+    /// The force on each of the row's bodies' velocity coordinates: `J_i^T lambda_i`, split
+    /// into (force on A, torque on A, force on B, torque on B).
+    pub(crate) fn generalized_force(&self, i: usize) -> [Vec3; 4] {
+        let (j, l) = (&self.jacobian[i], self.lambda[i]);
+        [
+            j.linear_a * l,
+            j.angular_a * l,
+            j.linear_b * l,
+            j.angular_b * l,
+        ]
+    }
+
+    /// Copies row `i` of `other` to the end of this storage, with friction index `findex`.
+    pub(crate) fn push_from(&mut self, other: &RowStorage, i: usize, findex: Option<usize>) {
+        self.bodies.push(other.bodies[i]);
+        self.jacobian.push(other.jacobian[i]);
+        self.error.push(other.error[i]);
+        self.target_velocity.push(other.target_velocity[i]);
+        self.erp.push(other.erp[i]);
+        self.cfm.push(other.cfm[i]);
+        self.lo.push(other.lo[i]);
+        self.hi.push(other.hi[i]);
+        self.findex.push(findex);
+        self.stabilize.push(other.stabilize[i]);
+        self.warm_lambda.push(other.warm_lambda[i]);
+        self.warm_state.push(other.warm_state[i]);
+        self.lambda.push(other.lambda[i]);
+    }
+
+    /// Whether row `i`'s force is unbounded both ways.
+    #[inline]
+    pub(crate) fn is_unbounded(&self, i: usize) -> bool {
+        self.findex[i].is_none() && self.lo[i] == f64::NEG_INFINITY && self.hi[i] == f64::INFINITY
+    }
+
+    /// Whether every number of row `i` that the solver reads is usable.
+    pub(crate) fn is_finite(&self, i: usize) -> bool {
+        self.jacobian[i].is_finite()
+            && self.error[i].is_finite()
+            && self.target_velocity[i].is_finite()
+            && !self.lo[i].is_nan()
+            && !self.hi[i].is_nan()
+    }
+}
+
+/// Appends one producer's rows (a joint's, a contact's) to the step's [`RowStorage`].
+///
+/// The writer knows the two bodies and their poses, so shared parts
+/// ([`crate::constraint::parts`]) can compute lever arms from world anchors.
+pub struct RowWriter<'a> {
+    storage: &'a mut RowStorage,
+    bodies: [u32; 2],
+    poses: [Pose; 2],
+    softness: Softness,
+    first: usize,
+    positional_only: bool,
+    described: usize,
+}
+
+impl RowWriter<'_> {
+    /// Pose of body A.
+    pub fn pose_a(&self) -> &Pose {
+        &self.poses[0]
+    }
+
+    /// Pose of body B ([`Pose::IDENTITY`] for the static world).
+    pub fn pose_b(&self) -> &Pose {
+        &self.poses[1]
+    }
+
+    /// The ERP and CFM rows get unless they set their own: the producer's override, else
+    /// the world's.
+    pub fn softness(&self) -> Softness {
+        self.softness
+    }
+
+    /// Whether this pass keeps only rows marked [`Row::stabilize`] (post-stabilisation reads
+    /// their errors at the corrected poses; the producer need not care).
+    pub fn is_positional(&self) -> bool {
+        self.positional_only
+    }
+
+    /// Appends a row; returns its index among this producer's rows (what
+    /// [`Row::friction_of`] refers to). Rows are numbered in the order they are described,
+    /// whether or not this pass keeps them.
+    pub fn push(&mut self, row: Row) -> usize {
+        let index = self.described;
+        self.described += 1;
+        if self.positional_only && !row.stabilize {
+            return index;
+        }
+        let softness = row.softness.unwrap_or(self.softness);
+        let s = &mut *self.storage;
+        s.bodies.push(self.bodies);
+        s.jacobian.push(row.jacobian);
+        s.error.push(row.error);
+        s.target_velocity.push(row.target_velocity);
+        s.erp.push(softness.erp);
+        s.cfm.push(softness.cfm);
+        s.lo.push(row.lo);
+        s.hi.push(row.hi);
+        // In a positional pass friction rows are dropped, so indices would not line up.
+        let findex = (!self.positional_only)
+            .then(|| row.friction_of.map(|k| self.first + k))
+            .flatten();
+        s.findex.push(findex);
+        s.stabilize.push(row.stabilize);
+        s.warm_lambda.push(0.0);
+        s.warm_state.push(None);
+        s.lambda.push(0.0);
+        index
+    }
+
+    /// Number of rows described so far.
+    pub fn rows_described(&self) -> usize {
+        self.described
+    }
+
+    /// Storage range of the rows this writer has appended.
+    pub(crate) fn range(&self) -> std::ops::Range<usize> {
+        self.first..self.storage.len()
+    }
+}

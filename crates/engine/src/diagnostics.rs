@@ -1,0 +1,145 @@
+//! Step statistics: what the last [`crate::World::step`] did, as data the user can read.
+
+use std::fmt;
+use std::time::Duration;
+use stiction_lcp::Status;
+
+/// The phases of a step, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepPhase {
+    /// External forces, gravity, damping and the gyroscopic term: the unconstrained velocity.
+    Forces,
+    /// Joints (and later contacts) write their rows.
+    Rows,
+    /// Islands of bodies connected by rows.
+    Islands,
+    /// The constraint forces of each island.
+    Solve,
+    /// New velocities from the constraint forces.
+    Velocities,
+    /// New positions and orientations.
+    Integration,
+    /// Position-level projection of joint errors.
+    PostStabilization,
+}
+
+impl fmt::Display for StepPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StepPhase::Forces => "forces",
+            StepPhase::Rows => "rows",
+            StepPhase::Islands => "islands",
+            StepPhase::Solve => "solve",
+            StepPhase::Velocities => "velocities",
+            StepPhase::Integration => "integration",
+            StepPhase::PostStabilization => "post-stabilization",
+        })
+    }
+}
+
+/// Wall time spent in each phase of the last step.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PhaseTimes {
+    /// [`StepPhase::Forces`].
+    pub forces: Duration,
+    /// [`StepPhase::Rows`].
+    pub rows: Duration,
+    /// [`StepPhase::Islands`].
+    pub islands: Duration,
+    /// [`StepPhase::Solve`] (including assembling dense matrices for the exact stepper).
+    pub solve: Duration,
+    /// [`StepPhase::Velocities`] and [`StepPhase::Integration`].
+    pub integration: Duration,
+    /// [`StepPhase::PostStabilization`].
+    pub post_stabilization: Duration,
+    /// The whole step.
+    pub total: Duration,
+}
+
+/// How one island's LCP solve ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IslandReport {
+    /// Dynamic bodies in the island.
+    pub bodies: usize,
+    /// Rows (scalar constraints) in the island.
+    pub rows: usize,
+    /// Of which unbounded (bilateral) rows.
+    pub unbounded_rows: usize,
+    /// How the solve ended ([`Status::Solved`] for converged sweeps of the iterative stepper
+    /// whose residual is below `1e-6`; [`Status::IterationLimit`] when the sweep budget ran
+    /// out first, which is the normal case for a fixed 20-sweep budget).
+    pub status: Status,
+    /// Dantzig pivots, or Gauss-Seidel sweeps (including a fallback's).
+    pub iterations: usize,
+    /// The normalised LCP residual of the forces used ([`stiction_lcp::Residual::max`]).
+    pub residual: f64,
+    /// Whether the exact solve failed and Gauss-Seidel finished it.
+    pub fell_back: bool,
+    /// Whether the solve started from last step's forces or index sets.
+    pub warm_started: bool,
+}
+
+/// What post-stabilisation did in the last step.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PostStabilizationStats {
+    /// Correction passes applied (0 if every error was already below tolerance).
+    pub passes: usize,
+    /// Stabilised rows in the first pass.
+    pub rows: usize,
+    /// Largest `|C|` (m or rad) of a stabilised row after the velocity step.
+    pub error_before: f64,
+    /// Largest `|C|` after the last pass.
+    pub error_after: f64,
+}
+
+/// Statistics of the last step (also of a refused step: then [`Self::committed`] is false).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepStats {
+    /// The step size, s.
+    pub h: f64,
+    /// Whether the step was applied. A refused step changed no body or joint.
+    pub committed: bool,
+    /// Rows solved (rows touching no dynamic body are dropped and not counted).
+    pub rows: usize,
+    /// Islands (groups of dynamic bodies connected by rows).
+    pub islands: usize,
+    /// Dynamic bodies in islands.
+    pub constrained_bodies: usize,
+    /// Dynamic bodies in no island: they cost only integration.
+    pub free_bodies: usize,
+    /// Dantzig pivots over all islands (exact stepper).
+    pub pivots: usize,
+    /// Gauss-Seidel sweeps over all islands (iterative stepper, and fallbacks).
+    pub sweeps: usize,
+    /// The worst normalised LCP residual of any island.
+    pub worst_residual: f64,
+    /// Islands whose exact solve failed and were finished by Gauss-Seidel.
+    pub fallbacks: usize,
+    /// Islands whose final forces are not a solution to tolerance (the step still uses them,
+    /// as ODE does); with the iterative stepper this counts islands whose sweeps ran out.
+    pub unsolved_islands: usize,
+    /// Bodies in [`crate::GyroscopicMode::Conserving`] whose Newton or attitude solve did not
+    /// converge and used the documented fallback.
+    pub gyroscopic_fallbacks: usize,
+    /// Non-finite values detected (a step that detects one is refused).
+    pub non_finite: usize,
+    /// Post-stabilisation.
+    pub post_stabilization: PostStabilizationStats,
+    /// Wall time per phase.
+    pub times: PhaseTimes,
+    /// One report per island, in island order.
+    pub island_reports: Vec<IslandReport>,
+}
+
+impl StepStats {
+    /// Resets every figure, keeping the island reports' capacity.
+    pub(crate) fn reset(&mut self, h: f64) {
+        let mut reports = std::mem::take(&mut self.island_reports);
+        reports.clear();
+        *self = Self {
+            h,
+            island_reports: reports,
+            ..Self::default()
+        };
+    }
+}

@@ -1,0 +1,235 @@
+//! Islands: groups of dynamic bodies connected by rows, each an independent LCP.
+//!
+//! Union-find over body slots joins the two bodies of every row, except that static and
+//! kinematic bodies (and the static world) never join islands: they have infinite mass, so
+//! forces on one side do not reach the other. The rows are then reordered so that each
+//! island's rows are contiguous, with its unbounded rows first (Dantzig's `nub`), and
+//! friction indices rewritten relative to the island. Bodies touched by no row belong to no
+//! island and cost only integration. All arrays are reused between steps.
+
+use crate::constraint::RowStorage;
+use std::ops::Range;
+
+const NONE: u32 = u32::MAX;
+
+/// The islands of one step and the reordered rows' bookkeeping.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Islands {
+    parent: Vec<u32>,
+    island_of_root: Vec<u32>,
+    row_island: Vec<u32>,
+    new_position: Vec<u32>,
+    bucket: Vec<usize>,
+    /// Start of each island's rows in the sorted storage; one more entry than islands.
+    row_start: Vec<usize>,
+    /// Unbounded rows at the front of each island.
+    nub: Vec<usize>,
+    /// Start of each island's bodies in `bodies`; one more entry than islands.
+    body_start: Vec<usize>,
+    bodies: Vec<u32>,
+    /// For each sorted row, the raw row it came from.
+    pub(crate) origin: Vec<u32>,
+}
+
+impl Islands {
+    /// Number of islands.
+    pub(crate) fn len(&self) -> usize {
+        self.nub.len()
+    }
+
+    /// Sorted-row range of island `k`.
+    pub(crate) fn rows(&self, k: usize) -> Range<usize> {
+        self.row_start[k]..self.row_start[k + 1]
+    }
+
+    /// Unbounded rows at the front of island `k`.
+    pub(crate) fn nub(&self, k: usize) -> usize {
+        self.nub[k]
+    }
+
+    /// Body slots of island `k`.
+    pub(crate) fn bodies(&self, k: usize) -> &[u32] {
+        &self.bodies[self.body_start[k]..self.body_start[k + 1]]
+    }
+
+    /// All bodies in islands.
+    pub(crate) fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Finds the islands of `raw` (whose bodies index `dynamic`) and writes its rows, island
+    /// by island, into `sorted`. Rows touching no dynamic body are dropped.
+    pub(crate) fn build(&mut self, raw: &RowStorage, dynamic: &[bool], sorted: &mut RowStorage) {
+        let slots = dynamic.len();
+        self.parent.clear();
+        self.parent.extend(0..slots as u32);
+        for &[a, b] in &raw.bodies {
+            if dynamic[a as usize] && dynamic[b as usize] {
+                self.union(a, b);
+            }
+        }
+        self.island_of_root.clear();
+        self.island_of_root.resize(slots, NONE);
+        self.row_island.clear();
+        let mut islands = 0u32;
+        for r in 0..raw.len() {
+            let [a, b] = raw.bodies[r];
+            let anchor = if dynamic[a as usize] {
+                a
+            } else if dynamic[b as usize] {
+                b
+            } else {
+                self.row_island.push(NONE);
+                continue;
+            };
+            let root = self.find(anchor) as usize;
+            if self.island_of_root[root] == NONE {
+                self.island_of_root[root] = islands;
+                islands += 1;
+            }
+            self.row_island.push(self.island_of_root[root]);
+        }
+        let islands = islands as usize;
+        self.collect_bodies(dynamic, islands);
+        self.sort_rows(raw, islands, sorted);
+    }
+
+    fn collect_bodies(&mut self, dynamic: &[bool], islands: usize) {
+        self.body_start.clear();
+        self.body_start.resize(islands + 1, 0);
+        for s in 0..dynamic.len() {
+            if let Some(k) = self.island_of_body(dynamic, s) {
+                self.body_start[k + 1] += 1;
+            }
+        }
+        for k in 0..islands {
+            self.body_start[k + 1] += self.body_start[k];
+        }
+        self.bodies.clear();
+        self.bodies.resize(self.body_start[islands], 0);
+        self.bucket.clear();
+        self.bucket.extend_from_slice(&self.body_start[..islands]);
+        for s in 0..dynamic.len() {
+            if let Some(k) = self.island_of_body(dynamic, s) {
+                self.bodies[self.bucket[k]] = s as u32;
+                self.bucket[k] += 1;
+            }
+        }
+    }
+
+    fn island_of_body(&mut self, dynamic: &[bool], slot: usize) -> Option<usize> {
+        if !dynamic[slot] {
+            return None;
+        }
+        let root = self.find(slot as u32) as usize;
+        let k = self.island_of_root[root];
+        (k != NONE).then_some(k as usize)
+    }
+
+    /// Counting sort of the rows by (island, bounded): stable, so a producer's rows stay in
+    /// their order.
+    fn sort_rows(&mut self, raw: &RowStorage, islands: usize, sorted: &mut RowStorage) {
+        let key = |r: usize, island: u32| 2 * island as usize + usize::from(!raw.is_unbounded(r));
+        self.bucket.clear();
+        self.bucket.resize(2 * islands + 1, 0);
+        for r in 0..raw.len() {
+            let island = self.row_island[r];
+            if island != NONE {
+                self.bucket[key(r, island) + 1] += 1;
+            }
+        }
+        for k in 0..2 * islands {
+            self.bucket[k + 1] += self.bucket[k];
+        }
+        self.row_start.clear();
+        self.nub.clear();
+        for k in 0..islands {
+            self.row_start.push(self.bucket[2 * k]);
+            self.nub.push(self.bucket[2 * k + 1] - self.bucket[2 * k]);
+        }
+        self.row_start.push(self.bucket[2 * islands]);
+        let total = self.bucket[2 * islands];
+        self.new_position.clear();
+        self.new_position.resize(raw.len(), NONE);
+        self.origin.clear();
+        self.origin.resize(total, 0);
+        for r in 0..raw.len() {
+            let island = self.row_island[r];
+            if island != NONE {
+                let slot = &mut self.bucket[key(r, island)];
+                self.new_position[r] = *slot as u32;
+                self.origin[*slot] = r as u32;
+                *slot += 1;
+            }
+        }
+        sorted.clear();
+        for new in 0..total {
+            let r = self.origin[new] as usize;
+            let start = self.row_start[self.row_island[r] as usize];
+            // A friction row's normal shares its bodies, hence its island.
+            let findex = raw.findex[r]
+                .map(|j| self.new_position[j] as usize)
+                .filter(|&j| j != NONE as usize)
+                .map(|j| j - start);
+            sorted.push_from(raw, r, findex);
+        }
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let grandparent = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grandparent;
+            x = grandparent;
+        }
+        x
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            // Smaller root index wins: deterministic and keeps paths short enough with
+            // path halving.
+            let (keep, merge) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[merge as usize] = keep;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constraint::{JacobianRow, Pose, Row, Softness};
+
+    fn add_row(raw: &mut RowStorage, a: u32, b: u32, bounded: bool) {
+        let mut w = raw.writer([a, b], [Pose::IDENTITY; 2], Softness::DEFAULT, false);
+        let row = Row::equality(JacobianRow::default(), 0.0);
+        w.push(if bounded {
+            row.bounded(0.0, f64::INFINITY)
+        } else {
+            row
+        });
+    }
+
+    #[test]
+    fn static_bodies_separate_islands_and_unbounded_rows_come_first() {
+        // Slots 0..5: 0, 1, 2, 4 dynamic, 3 static, 5 the ground.
+        let dynamic = [true, true, true, false, true, false];
+        let mut raw = RowStorage::default();
+        add_row(&mut raw, 0, 3, true); // island A
+        add_row(&mut raw, 2, 3, false); // island B (through a static body: no link)
+        add_row(&mut raw, 0, 1, false); // island A
+        add_row(&mut raw, 3, 5, false); // inert: no dynamic body
+        add_row(&mut raw, 2, 5, true); // island B
+        let mut islands = Islands::default();
+        let mut sorted = RowStorage::default();
+        islands.build(&raw, &dynamic, &mut sorted);
+        assert_eq!(islands.len(), 2);
+        assert_eq!(sorted.len(), 4);
+        assert_eq!(islands.bodies(0), &[0, 1]);
+        assert_eq!(islands.bodies(1), &[2]);
+        assert_eq!(islands.body_count(), 3);
+        assert_eq!((islands.rows(0), islands.nub(0)), (0..2, 1));
+        assert_eq!((islands.rows(1), islands.nub(1)), (2..4, 1));
+        assert_eq!(&islands.origin[..], &[2, 0, 1, 4]);
+    }
+}

@@ -1,0 +1,376 @@
+//! Position-level post-stabilisation (Cline and Pai, "Post-stabilization for rigid body
+//! simulation with contact and constraints", ICRA 2003; Box2D's position iterations).
+//!
+//! After the velocity step has moved the bodies to their new poses, the stabilised rows'
+//! errors `C` are read again at those poses and the smallest mass-weighted displacement
+//! that removes them to first order is applied:
+//!
+//! ```text
+//! minimise  d^T M d / 2   subject to   C + J d = 0
+//! =>  d = M^-1 J^T mu,    (J M^-1 J^T) mu = -C
+//! ```
+//!
+//! then `x += d_lin`, `q = cay(d_ang) q`. That is one Newton step of projecting the poses
+//! onto the constraint manifold; passes repeat until every `|C|` is below tolerance.
+//! Velocities are not touched, so no energy is injected (ERP's drawback). One-sided rows
+//! (limits, contacts) keep their sign: `mu` is bounded like their force, so a penetration is
+//! pushed out but a separated contact never pulled in.
+
+mod skyline;
+
+use crate::constraint::{Pose, RowStorage, Softness};
+use crate::diagnostics::{PostStabilizationStats, StepPhase};
+use crate::error::WorldError;
+use crate::island::Islands;
+use crate::joint::Joint;
+use crate::math::{cayley, rotate_tensor, Mat3, Vec3};
+use crate::sparse::{scatter, RowMass, SparseOperator};
+use crate::world::arena::Arena;
+use crate::world::hot::{HotBodies, Pair};
+use crate::world::settings::{PostStabilization, PostStabilizationMethod};
+use crate::world::JointHandle;
+use skyline::Skyline;
+use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
+
+/// Sweeps of projected Gauss-Seidel for islands the direct method cannot take.
+const ONE_SIDED_SWEEPS: usize = 50;
+/// Relative regularisation of `J M^-1 J^T`'s diagonal: keeps redundant rows (closed loops)
+/// solvable while changing a well-posed correction by about this fraction.
+const REGULARIZATION: f64 = 1e-10;
+/// Pivot floor of the envelope factorisation, relative to the diagonal.
+const PIVOT_FLOOR: f64 = 1e-9;
+
+/// Halvings of a Newton step tried before an island's pass is abandoned.
+const MAX_HALVINGS: usize = 5;
+
+/// Buffers of the post-stabilisation pass, reused between steps.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PostStabilizer {
+    raw: RowStorage,
+    rows: RowStorage,
+    islands: Islands,
+    mass: RowMass,
+    inverse_inertia: Vec<Mat3>,
+    rhs: Vec<f64>,
+    mu: Vec<f64>,
+    regularization: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    first: Vec<usize>,
+    first_row: Vec<usize>,
+    skyline: Skyline,
+    pgs: PgsScratch,
+    /// Per island: largest `|C|` and `sum C^2` at the current poses.
+    largest: Vec<f64>,
+    squares: Vec<f64>,
+    /// Per island during a pass: `sum C^2` before it, the step fraction, and whether the
+    /// island is still searching for a decrease.
+    squares_before: Vec<f64>,
+    fraction: Vec<f64>,
+    searching: Vec<bool>,
+    /// Per body slot: the Newton displacement of this pass and the pose before it.
+    step: Vec<Pair>,
+    saved: Vec<Pose>,
+}
+
+impl PostStabilizer {
+    /// Projects the stabilised joints of `joints` at the poses `hot.next_pose`, moving only
+    /// `hot.next_pose`. Fails (with nothing else changed) if a non-finite value appears.
+    ///
+    /// Each pass takes the Newton displacement of every island whose error exceeds the
+    /// tolerance, and halves it (up to [`MAX_HALVINGS`] times) until the island's `sum C^2`
+    /// decreases: far from the manifold (a link of a whipping chain turned by a radian in
+    /// one step) the full step can overshoot, and the search keeps the projection monotone.
+    pub(crate) fn run(
+        &mut self,
+        joints: &Arena<Joint, JointHandle>,
+        hot: &mut HotBodies,
+        softness: Softness,
+        settings: &PostStabilization,
+        stats: &mut PostStabilizationStats,
+    ) -> Result<(), WorldError> {
+        self.measure(joints, hot, softness)?;
+        stats.rows = self.rows.len();
+        stats.error_before = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
+        let slots = hot.next_pose.len();
+        self.step.clear();
+        self.step.resize(slots, [Vec3::ZERO; 2]);
+        self.saved.clear();
+        self.saved.resize(slots, Pose::IDENTITY);
+        for _ in 0..settings.max_passes {
+            let islands = self.islands.len();
+            self.searching.clear();
+            self.searching.resize(islands, false);
+            self.fraction.clear();
+            self.fraction.resize(islands, 1.0);
+            self.squares_before.clear();
+            self.squares_before.extend_from_slice(&self.squares);
+            if self.largest.iter().all(|&e| e <= settings.tolerance) {
+                break;
+            }
+            self.compute_mass(hot, settings.rotation_weight);
+            for k in 0..islands {
+                if self.largest[k] > settings.tolerance {
+                    self.newton_step(k, hot, settings)?;
+                    self.searching[k] = true;
+                }
+            }
+            stats.passes += 1;
+            for halving in 0..=MAX_HALVINGS {
+                for k in 0..islands {
+                    if self.searching[k] {
+                        self.displace(k, hot);
+                    }
+                }
+                self.measure(joints, hot, softness)?;
+                let mut still = false;
+                for k in 0..islands {
+                    if !self.searching[k] {
+                        continue;
+                    }
+                    if self.squares[k] < self.squares_before[k] {
+                        self.searching[k] = false;
+                    } else if halving < MAX_HALVINGS {
+                        self.fraction[k] *= 0.5;
+                        still = true;
+                    } else {
+                        // No decrease along the Newton direction: keep the poses it had.
+                        self.fraction[k] = 0.0;
+                        self.displace(k, hot);
+                        still = true;
+                    }
+                }
+                if !still {
+                    break;
+                }
+                if halving == MAX_HALVINGS {
+                    self.measure(joints, hot, softness)?;
+                }
+            }
+        }
+        stats.error_after = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
+        Ok(())
+    }
+
+    /// Writes the stabilised rows at `hot.next_pose`, finds their islands and each
+    /// island's largest error and sum of squared errors.
+    fn measure(
+        &mut self,
+        joints: &Arena<Joint, JointHandle>,
+        hot: &HotBodies,
+        softness: Softness,
+    ) -> Result<(), WorldError> {
+        self.raw.clear();
+        crate::stepper::write_joint_rows(
+            joints,
+            &hot.next_pose,
+            hot.ground(),
+            softness,
+            true,
+            &mut self.raw,
+            |_, _| {},
+        );
+        self.islands.build(&self.raw, &hot.dynamic, &mut self.rows);
+        self.largest.clear();
+        self.squares.clear();
+        for k in 0..self.islands.len() {
+            let errors = &self.rows.error[self.islands.rows(k)];
+            self.largest
+                .push(errors.iter().fold(0.0f64, |m, e| m.max(e.abs())));
+            self.squares.push(errors.iter().map(|e| e * e).sum());
+        }
+        if self.squares.iter().all(|v| v.is_finite()) {
+            Ok(())
+        } else {
+            Err(non_finite())
+        }
+    }
+
+    /// `M^-1 J^T` of every row at the current poses, the inverse inertia scaled by
+    /// `weight` ([`PostStabilization::rotation_weight`]).
+    fn compute_mass(&mut self, hot: &HotBodies, weight: f64) {
+        self.inverse_inertia.clear();
+        self.inverse_inertia.extend(
+            hot.next_pose
+                .iter()
+                .zip(&hot.inverse_inertia_body)
+                .map(|(pose, inverse)| rotate_tensor(pose.orientation, *inverse) * weight),
+        );
+        self.mass
+            .compute(&self.rows, &hot.inverse_mass, &self.inverse_inertia);
+    }
+
+    /// The Newton displacement of island `k` into `self.step`, capped at
+    /// `max_correction` per body, and the island's poses saved.
+    fn newton_step(
+        &mut self,
+        k: usize,
+        hot: &mut HotBodies,
+        settings: &PostStabilization,
+    ) -> Result<(), WorldError> {
+        let all_bilateral = self.islands.nub(k) == self.islands.rows(k).len();
+        match settings.method {
+            PostStabilizationMethod::Direct if all_bilateral => self.direct(k, hot),
+            PostStabilizationMethod::Direct => self.iterative(k, ONE_SIDED_SWEEPS, hot)?,
+            PostStabilizationMethod::GaussSeidel { sweeps } => self.iterative(k, sweeps, hot)?,
+        }
+        let bodies = self.islands.bodies(k);
+        let largest = bodies.iter().fold(0.0f64, |m, &s| {
+            let [linear, angular] = hot.cache[s as usize];
+            m.max(linear.length()).max(angular.length())
+        });
+        let scale = if largest > settings.max_correction {
+            settings.max_correction / largest
+        } else {
+            1.0
+        };
+        for &s in bodies {
+            let [linear, angular] = std::mem::take(&mut hot.cache[s as usize]);
+            self.step[s as usize] = [linear * scale, angular * scale];
+            self.saved[s as usize] = hot.next_pose[s as usize];
+        }
+        if largest.is_finite() {
+            Ok(())
+        } else {
+            Err(non_finite())
+        }
+    }
+
+    /// Sets island `k`'s poses to the saved ones moved by its step times its fraction.
+    fn displace(&mut self, k: usize, hot: &mut HotBodies) {
+        let t = self.fraction[k];
+        for &s in self.islands.bodies(k) {
+            let [linear, angular] = self.step[s as usize];
+            let saved = self.saved[s as usize];
+            hot.next_pose[s as usize] = Pose {
+                position: saved.position + linear * t,
+                orientation: (cayley(angular * t) * saved.orientation).normalize(),
+            };
+        }
+    }
+
+    /// Solves island `k` with the envelope factorisation and leaves `M^-1 J^T mu` in
+    /// `hot.cache`.
+    fn direct(&mut self, k: usize, hot: &mut HotBodies) {
+        let range = self.islands.rows(k);
+        let n = range.len();
+        let start = range.start;
+        // Envelope: row i couples with every earlier row sharing a dynamic body.
+        for &s in self.islands.bodies(k) {
+            if self.first_row.len() <= s as usize {
+                self.first_row.resize(s as usize + 1, usize::MAX);
+            }
+            self.first_row[s as usize] = usize::MAX;
+        }
+        self.first.clear();
+        for i in 0..n {
+            let mut first = i;
+            for s in self.rows.bodies[start + i] {
+                if hot.dynamic[s as usize] {
+                    let seen = &mut self.first_row[s as usize];
+                    if *seen == usize::MAX {
+                        *seen = i;
+                    }
+                    first = first.min(*seen);
+                }
+            }
+            self.first.push(first);
+        }
+        self.skyline.reset(&self.first);
+        for i in 0..n {
+            let (gi, ji) = (start + i, &self.rows.jacobian[start + i]);
+            let diagonal = self.mass.diagonal[gi];
+            self.skyline.set(i, i, diagonal * (1.0 + REGULARIZATION));
+            for j in self.skyline.first(i)..i {
+                let gj = start + j;
+                let value = crate::sparse::coupling(
+                    self.rows.bodies[gi],
+                    ji,
+                    self.rows.bodies[gj],
+                    &self.mass.imj[gj],
+                );
+                self.skyline.set(i, j, value);
+            }
+        }
+        self.skyline.factor(PIVOT_FLOOR);
+        self.mu.clear();
+        self.mu
+            .extend(self.rows.error[range.clone()].iter().map(|e| -e));
+        self.skyline.solve(&mut self.mu);
+        for (i, &mu) in self.mu.iter().enumerate() {
+            scatter(
+                &mut hot.cache,
+                self.rows.bodies[start + i],
+                &self.mass.imj[start + i],
+                mu,
+            );
+        }
+    }
+
+    /// Solves island `k` by projected Gauss-Seidel (one-sided rows keep their sign) and
+    /// leaves `M^-1 J^T mu` in `hot.cache`.
+    fn iterative(
+        &mut self,
+        k: usize,
+        sweeps: usize,
+        hot: &mut HotBodies,
+    ) -> Result<(), WorldError> {
+        let range = self.islands.rows(k);
+        self.rhs.clear();
+        self.rhs
+            .extend(self.rows.error[range.clone()].iter().map(|e| -e));
+        self.lo.clear();
+        self.hi.clear();
+        for i in range.clone() {
+            // Keep a bound's sign, drop its size (a motor's or friction's limit is not a
+            // position constraint; those rows are not stabilised anyway).
+            let (lo, hi) = (self.rows.lo[i], self.rows.hi[i]);
+            self.lo.push(if lo < 0.0 { f64::NEG_INFINITY } else { 0.0 });
+            self.hi.push(if hi > 0.0 { f64::INFINITY } else { 0.0 });
+        }
+        self.regularization.clear();
+        self.regularization.extend(
+            self.mass.diagonal[range.clone()]
+                .iter()
+                .map(|d| d * REGULARIZATION),
+        );
+        self.mu.clear();
+        self.mu.resize(range.len(), 0.0);
+        let options = PgsOptions {
+            max_iterations: sweeps,
+            tolerance: 0.0,
+            ..PgsOptions::default()
+        };
+        let mut op = SparseOperator::new(
+            &self.rows,
+            &self.mass,
+            range.clone(),
+            &self.regularization,
+            self.islands.bodies(k),
+            &mut hot.cache,
+        );
+        let findex = &self.rows.findex[range];
+        let outcome = pgs_sweeps(
+            &mut op,
+            &self.rhs,
+            &self.lo,
+            &self.hi,
+            findex,
+            &mut self.mu,
+            &options,
+            &mut self.pgs,
+        )?;
+        if outcome.non_finite {
+            op.clear();
+            return Err(non_finite());
+        }
+        Ok(())
+    }
+}
+
+fn non_finite() -> WorldError {
+    WorldError::NonFinite {
+        phase: StepPhase::PostStabilization,
+        body: None,
+    }
+}

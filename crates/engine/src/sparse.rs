@@ -1,0 +1,238 @@
+//! The sparse form of `A = J M^-1 J^T + diag(r)` that projected Gauss-Seidel runs on
+//! without forming `A` (shared/DESIGN.md, ODE's quickstep).
+//!
+//! Per row `i` the products `M^-1 J_i^T` for its two bodies are computed once per solve
+//! ([`RowMass`]). During the sweeps each body keeps `a = M^-1 J^T x` over its rows, so
+//!
+//! ```text
+//! (A x)_i = J_i . a(bodies of i) + r_i x_i        12 multiplies
+//! x_i += delta  =>  a(body) += delta M^-1 J_i^T   12 multiplies
+//! ```
+//!
+//! `r_i` is `cfm_i / h` for the velocity solve and a tiny regulariser for post-stabilisation.
+
+use crate::constraint::{JacobianRow, RowStorage};
+use crate::math::{Mat3, Vec3};
+use crate::world::hot::Pair;
+use stiction_lcp::pgs::RowOperator;
+use stiction_lcp::Residual;
+
+/// `M^-1 J_i^T` of every row, as (linear A, angular A, linear B, angular B), and the
+/// diagonal `J_i M^-1 J_i^T` (without regularisation).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RowMass {
+    pub(crate) imj: Vec<[Vec3; 4]>,
+    pub(crate) diagonal: Vec<f64>,
+}
+
+impl RowMass {
+    /// Computes the products for every row of `rows` with per-slot inverse masses.
+    pub(crate) fn compute(
+        &mut self,
+        rows: &RowStorage,
+        inverse_mass: &[f64],
+        inverse_inertia: &[Mat3],
+    ) {
+        self.imj.clear();
+        self.diagonal.clear();
+        for (j, &[a, b]) in rows.jacobian.iter().zip(&rows.bodies) {
+            let (a, b) = (a as usize, b as usize);
+            let imj = [
+                j.linear_a * inverse_mass[a],
+                inverse_inertia[a] * j.angular_a,
+                j.linear_b * inverse_mass[b],
+                inverse_inertia[b] * j.angular_b,
+            ];
+            self.diagonal.push(dot4(j, &imj));
+            self.imj.push(imj);
+        }
+    }
+}
+
+/// `J_i . v` for a row and four 3-vectors laid out like the Jacobian.
+#[inline]
+pub(crate) fn dot4(j: &JacobianRow, v: &[Vec3; 4]) -> f64 {
+    j.linear_a.dot(v[0]) + j.angular_a.dot(v[1]) + j.linear_b.dot(v[2]) + j.angular_b.dot(v[3])
+}
+
+/// The entry `A_ik = J_i M^-1 J_k^T` from row `i`'s bodies and Jacobian and row `k`'s bodies
+/// and `M^-1 J_k^T`: one 6-vector dot product per body the rows share (static bodies and the
+/// ground share harmlessly: their `M^-1` is zero).
+#[inline]
+pub(crate) fn coupling(
+    bodies_i: [u32; 2],
+    jacobian_i: &JacobianRow,
+    bodies_k: [u32; 2],
+    imj_k: &[Vec3; 4],
+) -> f64 {
+    let parts = [
+        (jacobian_i.linear_a, jacobian_i.angular_a),
+        (jacobian_i.linear_b, jacobian_i.angular_b),
+    ];
+    let mut sum = 0.0;
+    for (p, (linear, angular)) in parts.into_iter().enumerate() {
+        for q in 0..2 {
+            if bodies_i[p] == bodies_k[q] {
+                sum += linear.dot(imj_k[2 * q]) + angular.dot(imj_k[2 * q + 1]);
+            }
+        }
+    }
+    sum
+}
+
+/// Adds `scale * M^-1 J_i^T` of row `i` to the accumulators of its two bodies.
+#[inline]
+pub(crate) fn scatter(acc: &mut [Pair], bodies: [u32; 2], imj: &[Vec3; 4], scale: f64) {
+    let [a, b] = bodies;
+    let pa = &mut acc[a as usize];
+    pa[0] += imj[0] * scale;
+    pa[1] += imj[1] * scale;
+    let pb = &mut acc[b as usize];
+    pb[0] += imj[2] * scale;
+    pb[1] += imj[3] * scale;
+}
+
+/// The [`RowOperator`] of one island's contiguous rows.
+pub(crate) struct SparseOperator<'a> {
+    bodies: &'a [[u32; 2]],
+    jacobian: &'a [JacobianRow],
+    imj: &'a [[Vec3; 4]],
+    diagonal: &'a [f64],
+    regularization: &'a [f64],
+    island_bodies: &'a [u32],
+    cache: &'a mut [Pair],
+}
+
+impl<'a> SparseOperator<'a> {
+    /// The operator of rows `range` of `rows`, whose bodies are `island_bodies`, with
+    /// per-row regularisation `regularization` (aligned with `range`), keeping `a` in
+    /// `cache` (indexed by body slot; every slot outside the island must hold zero).
+    pub(crate) fn new(
+        rows: &'a RowStorage,
+        mass: &'a RowMass,
+        range: std::ops::Range<usize>,
+        regularization: &'a [f64],
+        island_bodies: &'a [u32],
+        cache: &'a mut [Pair],
+    ) -> Self {
+        debug_assert_eq!(regularization.len(), range.len());
+        Self {
+            bodies: &rows.bodies[range.clone()],
+            jacobian: &rows.jacobian[range.clone()],
+            imj: &mass.imj[range.clone()],
+            diagonal: &mass.diagonal[range],
+            regularization,
+            island_bodies,
+            cache,
+        }
+    }
+
+    /// The largest diagonal entry: for a positive semi-definite `A` it bounds every entry.
+    pub(crate) fn max_diagonal(&self) -> f64 {
+        (0..self.len()).fold(0.0, |m, i| m.max(self.diagonal(i).abs()))
+    }
+
+    /// Resets the island's accumulators to zero (so the cache is clean for the next user).
+    pub(crate) fn clear(&mut self) {
+        for &s in self.island_bodies {
+            self.cache[s as usize] = [Vec3::ZERO; 2];
+        }
+    }
+}
+
+impl RowOperator for SparseOperator<'_> {
+    fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    fn diagonal(&self, i: usize) -> f64 {
+        self.diagonal[i] + self.regularization[i]
+    }
+
+    #[inline]
+    fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
+        let [a, b] = self.bodies[i];
+        let (pa, pb) = (&self.cache[a as usize], &self.cache[b as usize]);
+        let j = &self.jacobian[i];
+        j.linear_a.dot(pa[0])
+            + j.angular_a.dot(pa[1])
+            + j.linear_b.dot(pb[0])
+            + j.angular_b.dot(pb[1])
+            + self.regularization[i] * x[i]
+    }
+
+    fn off_diagonal(&self, i: usize, k: usize) -> Option<f64> {
+        Some(coupling(
+            self.bodies[i],
+            &self.jacobian[i],
+            self.bodies[k],
+            &self.imj[k],
+        ))
+    }
+
+    fn begin(&mut self, x: &[f64]) {
+        self.clear();
+        for (i, &xi) in x.iter().enumerate() {
+            if xi != 0.0 {
+                scatter(self.cache, self.bodies[i], &self.imj[i], xi);
+            }
+        }
+    }
+
+    #[inline]
+    fn row_changed(&mut self, i: usize, delta: f64) {
+        scatter(self.cache, self.bodies[i], &self.imj[i], delta);
+    }
+}
+
+/// The normalised residual of `x` for the boxed LCP `(A, b, lo, hi, findex)` of `op`, with
+/// the scaling of [`stiction_lcp::boxed_residual`] (`|A|_max` taken as the largest diagonal,
+/// which bounds it for a positive semi-definite `A`). The slack comes from the operator's
+/// cache, so the `equation` part is zero by construction.
+pub(crate) fn sparse_residual(
+    op: &SparseOperator,
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &[f64],
+) -> Residual {
+    let bounds = |i: usize| match findex[i] {
+        Some(j) => {
+            let limit = (hi[i] * x[j]).abs();
+            (-limit, limit)
+        }
+        None => (lo[i], hi[i]),
+    };
+    let x_inf = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let mut x_scale = x_inf;
+    for i in 0..x.len() {
+        let (l, h) = bounds(i);
+        for v in [l, h] {
+            if v.is_finite() {
+                x_scale = x_scale.max(v.abs());
+            }
+        }
+    }
+    let x_scale = x_scale.max(f64::MIN_POSITIVE);
+    let b_inf = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let w_scale = b_inf.max(op.max_diagonal() * x_inf).max(f64::MIN_POSITIVE);
+    let mut residual = Residual::default();
+    for i in 0..x.len() {
+        let (l, h) = bounds(i);
+        let w = op.row_times_vector(i, x) - b[i];
+        residual.bound = residual
+            .bound
+            .max((l - x[i]).max(x[i] - h).max(0.0) / x_scale);
+        let (xs, ws) = (x[i] / x_scale, w / w_scale);
+        // max/min rather than clamp: never panics, even on inverted bounds.
+        let natural = xs - (xs - ws).max(l / x_scale).min(h / x_scale);
+        residual.complementarity = residual.complementarity.max(natural.abs());
+    }
+    for v in [&mut residual.bound, &mut residual.complementarity] {
+        if v.is_nan() {
+            *v = f64::INFINITY;
+        }
+    }
+    residual
+}

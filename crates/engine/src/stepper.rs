@@ -1,0 +1,593 @@
+//! The step pipeline (shared/DESIGN.md, ODE's `dWorldStep` and `dWorldQuickStep`):
+//!
+//! 1. **Forces**: for each dynamic body, the unconstrained velocity
+//!    `u* = (u + h M^-1 (f + m g)) / (1 + h c)`, with the angular part from the body's
+//!    gyroscopic mode ([`crate::gyroscopic::angular_velocity_after_step`], which is
+//!    `w + h I^-1 tau~` for the equivalent torque `tau~` of [`crate::equivalent_torque`]).
+//! 2. **Rows**: every enabled joint writes its rows at the current poses.
+//! 3. **Islands**: bodies connected by rows ([`crate::island`]).
+//! 4. **Solve**: per island, `A lambda = b + w` with `A = J M^-1 J^T + diag(cfm)/h` and
+//!    `b = (rhs - J u*) / h`, `rhs = -erp C / h + target`: exactly (Dantzig on the dense `A`,
+//!    falling back to Gauss-Seidel) or iteratively (Gauss-Seidel on the sparse rows).
+//! 5. **Velocities**: `u+ = u* + h M^-1 J^T lambda`.
+//! 6. **Integration**: poses by [`crate::advance_pose`] (so the conserving gyroscopic mode
+//!    uses its midpoint attitude update).
+//! 7. **Post-stabilisation** of joint position errors ([`crate::poststab`]).
+//! 8. **Commit**: only now are bodies and joints written. Every earlier phase works in
+//!    buffers, so a failure anywhere (a non-finite number, a solver error) returns an error
+//!    and leaves the world exactly as it was.
+//!
+//! A body in no island pays only for phases 1, 5 and 6.
+
+use crate::assemble::{assemble_island, ProblemPool};
+use crate::body::{BodyKind, Velocity};
+use crate::constraint::{Pose, RowStorage, Softness};
+use crate::diagnostics::{IslandReport, StepPhase, StepStats};
+use crate::error::{IntegrationError, WorldError};
+use crate::gyroscopic::{angular_velocity_after_step, RotationalState};
+use crate::integrate::{advance_pose, applied_force, damping_factor};
+use crate::island::Islands;
+use crate::joint::{Joint, JointFeedback, JointRows};
+use crate::math::Vec3;
+use crate::poststab::PostStabilizer;
+use crate::sparse::{scatter, sparse_residual, RowMass, SparseOperator};
+use crate::world::arena::Arena;
+use crate::world::hot::HotBodies;
+use crate::world::settings::{ExactSettings, IterativeSettings, Solver};
+use crate::world::{BodyHandle, JointHandle, World};
+use std::ops::Range;
+use std::time::Instant;
+use stiction_lcp::dantzig::DantzigSolver;
+use stiction_lcp::pgs::{pgs_sweeps, PgsScratch};
+use stiction_lcp::{IndexState, LcpError, Status};
+
+/// The largest normalised residual with which a converged Gauss-Seidel solve counts as solved.
+const ITERATIVE_RESIDUAL_TOLERANCE: f64 = 1e-6;
+
+/// Everything a step computes before committing, reused between steps.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StepScratch {
+    hot: HotBodies,
+    /// Rows in producer order.
+    raw: RowStorage,
+    /// Rows in island order.
+    rows: RowStorage,
+    /// Each joint's slot and raw row range this step.
+    joint_rows: Vec<(usize, Range<usize>)>,
+    islands: Islands,
+    mass: RowMass,
+    /// `b` of every sorted row.
+    b: Vec<f64>,
+    /// `cfm / h` of every sorted row.
+    regularization: Vec<f64>,
+    /// One island's forces during its solve.
+    x: Vec<f64>,
+    guess: Vec<IndexState>,
+    pgs: PgsScratch,
+    dantzig: DantzigSolver,
+    problems: ProblemPool,
+    poststab: PostStabilizer,
+}
+
+impl World {
+    /// Advances the world by `h` seconds (finite, `> 0`; it may change from call to call).
+    ///
+    /// Returns the step's statistics. On error nothing changed: every body and joint is
+    /// exactly as before (the statistics of the refused step are still readable through
+    /// [`World::step_stats`]).
+    pub fn step(&mut self, h: f64) -> Result<&StepStats, WorldError> {
+        let start = Instant::now();
+        self.stats.reset(h);
+        let result = self.try_step(h);
+        self.stats.times.total = start.elapsed();
+        match result {
+            Ok(()) => {
+                self.stats.committed = true;
+                self.time += h;
+                Ok(&self.stats)
+            }
+            Err(error) => {
+                if matches!(error, WorldError::NonFinite { .. }) {
+                    self.stats.non_finite += 1;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    fn try_step(&mut self, h: f64) -> Result<(), WorldError> {
+        if !(h.is_finite() && h > 0.0) {
+            return Err(WorldError::InvalidTimeStep { h });
+        }
+        let World {
+            bodies,
+            joints,
+            settings,
+            stats,
+            scratch,
+            ..
+        } = self;
+        let s = scratch;
+
+        let clock = Instant::now();
+        predict_velocities(bodies, settings.gravity, h, &mut s.hot, stats)?;
+        stats.times.forces = clock.elapsed();
+
+        let clock = Instant::now();
+        s.raw.clear();
+        s.joint_rows.clear();
+        let ground = s.hot.ground();
+        let joint_rows = &mut s.joint_rows;
+        write_joint_rows(
+            joints,
+            &s.hot.pose,
+            ground,
+            settings.softness,
+            false,
+            &mut s.raw,
+            |slot, range| joint_rows.push((slot, range)),
+        );
+        load_warm_starts(joints, &s.joint_rows, &mut s.raw);
+        check_rows(&s.raw, bodies)?;
+        stats.times.rows = clock.elapsed();
+
+        let clock = Instant::now();
+        s.islands.build(&s.raw, &s.hot.dynamic, &mut s.rows);
+        stats.rows = s.rows.len();
+        stats.islands = s.islands.len();
+        stats.constrained_bodies = s.islands.body_count();
+        let dynamic = s.hot.dynamic.iter().filter(|d| **d).count();
+        stats.free_bodies = dynamic - stats.constrained_bodies;
+        stats.times.islands = clock.elapsed();
+
+        let clock = Instant::now();
+        solve_islands(s, &settings.solver, h, stats)?;
+        stats.times.solve = clock.elapsed();
+
+        let clock = Instant::now();
+        update_velocities(s, bodies, h)?;
+        integrate_poses(bodies, &mut s.hot, h, stats)?;
+        stats.times.integration = clock.elapsed();
+
+        let clock = Instant::now();
+        if settings.post_stabilization.enabled && joints.len() > 0 {
+            s.poststab.run(
+                joints,
+                &mut s.hot,
+                settings.softness,
+                &settings.post_stabilization,
+                &mut stats.post_stabilization,
+            )?;
+        }
+        stats.times.post_stabilization = clock.elapsed();
+
+        commit(bodies, joints, s);
+        Ok(())
+    }
+}
+
+/// Phase 1: fills the hot arrays and the unconstrained velocities `u*`.
+fn predict_velocities(
+    bodies: &Arena<crate::body::RigidBody, BodyHandle>,
+    gravity: Vec3,
+    h: f64,
+    hot: &mut HotBodies,
+    stats: &mut StepStats,
+) -> Result<(), WorldError> {
+    hot.reset(bodies.capacity());
+    for slot in 0..bodies.capacity() {
+        let Some(body) = bodies.slot(slot) else {
+            continue;
+        };
+        hot.pose[slot] = Pose::of(body);
+        let velocity = [body.velocity.linear, body.velocity.angular];
+        hot.velocity[slot] = velocity;
+        hot.predicted[slot] = match body.kind {
+            BodyKind::Dynamic => {
+                hot.dynamic[slot] = true;
+                hot.inverse_mass[slot] = body.inverse_mass;
+                hot.inverse_inertia[slot] = body.inverse_inertia_world();
+                hot.inverse_inertia_body[slot] = body.inverse_inertia_body;
+                let handle = handle_at(bodies, slot);
+                let acceleration = applied_force(body, gravity) * body.inverse_mass;
+                let linear =
+                    (velocity[0] + h * acceleration) * damping_factor(body.linear_damping, h);
+                let step = angular_velocity_after_step(
+                    &RotationalState::of(body),
+                    body.torque,
+                    h,
+                    body.gyroscopic_mode,
+                )
+                .map_err(|e| integration_error(e, handle, StepPhase::Forces))?;
+                if !step.convergence.converged {
+                    stats.gyroscopic_fallbacks += 1;
+                }
+                let angular = step.angular_velocity * damping_factor(body.angular_damping, h);
+                if !(linear.is_finite() && angular.is_finite()) {
+                    return Err(non_finite(StepPhase::Forces, Some(handle)));
+                }
+                [linear, angular]
+            }
+            BodyKind::Kinematic => velocity,
+            BodyKind::Static => [Vec3::ZERO; 2],
+        };
+    }
+    Ok(())
+}
+
+/// Phase 2: appends the rows of every enabled joint (with `positional`, only the stabilised
+/// rows of joints with post-stabilisation on) for bodies at `poses` (indexed by slot, the
+/// ground last); `record` receives each joint's slot and row range.
+pub(crate) fn write_joint_rows(
+    joints: &Arena<Joint, JointHandle>,
+    poses: &[Pose],
+    ground: u32,
+    softness: Softness,
+    positional: bool,
+    storage: &mut RowStorage,
+    mut record: impl FnMut(usize, Range<usize>),
+) {
+    for (handle, joint) in joints.iter() {
+        if !joint.enabled || (positional && !joint.post_stabilize) {
+            continue;
+        }
+        let a = joint.body_a.index() as u32;
+        let b = joint.body_b.map_or(ground, |h| h.index() as u32);
+        let mut writer = storage.writer(
+            [a, b],
+            [poses[a as usize], poses[b as usize]],
+            joint.softness.unwrap_or(softness),
+            positional,
+        );
+        joint.kind.write_rows(&mut writer);
+        record(handle.index(), writer.range());
+    }
+}
+
+/// Copies each joint's last forces (and index sets) into its rows when its row count is
+/// unchanged.
+fn load_warm_starts(
+    joints: &Arena<Joint, JointHandle>,
+    joint_rows: &[(usize, Range<usize>)],
+    raw: &mut RowStorage,
+) {
+    for (slot, range) in joint_rows {
+        let Some(joint) = joints.slot(*slot) else {
+            continue;
+        };
+        if joint.last_lambda.len() == range.len() {
+            raw.warm_lambda[range.clone()].copy_from_slice(&joint.last_lambda);
+        }
+        if joint.last_state.len() == range.len() {
+            for (state, last) in raw.warm_state[range.clone()]
+                .iter_mut()
+                .zip(&joint.last_state)
+            {
+                *state = Some(*last);
+            }
+        }
+    }
+}
+
+fn check_rows(
+    raw: &RowStorage,
+    bodies: &Arena<crate::body::RigidBody, BodyHandle>,
+) -> Result<(), WorldError> {
+    match (0..raw.len()).find(|&i| !raw.is_finite(i)) {
+        None => Ok(()),
+        Some(i) => {
+            let body = bodies.handle_at(raw.bodies[i][0] as usize);
+            Err(non_finite(StepPhase::Rows, body))
+        }
+    }
+}
+
+/// Phase 4: `b`, then each island's forces into `rows.lambda` (and, for the exact stepper,
+/// its index sets into `rows.warm_state`).
+fn solve_islands(
+    s: &mut StepScratch,
+    solver: &Solver,
+    h: f64,
+    stats: &mut StepStats,
+) -> Result<(), WorldError> {
+    s.mass
+        .compute(&s.rows, &s.hot.inverse_mass, &s.hot.inverse_inertia);
+    s.b.clear();
+    s.regularization.clear();
+    for i in 0..s.rows.len() {
+        let [a, b] = s.rows.bodies[i];
+        let ([va, wa], [vb, wb]) = (s.hot.predicted[a as usize], s.hot.predicted[b as usize]);
+        let relative = s.rows.jacobian[i].velocity(va, wa, vb, wb);
+        let rhs = s.rows.target_velocity[i] - s.rows.erp[i] * s.rows.error[i] / h;
+        s.b.push((rhs - relative) / h);
+        s.regularization.push(s.rows.cfm[i] / h);
+    }
+    if s.b.iter().any(|v| !v.is_finite()) {
+        return Err(non_finite(StepPhase::Solve, None));
+    }
+    for k in 0..s.islands.len() {
+        let report = match solver {
+            Solver::Exact(exact) => solve_exact(s, k, exact, stats)?,
+            Solver::Iterative(iterative) => {
+                let report = solve_iterative(s, k, iterative)?;
+                stats.sweeps += report.iterations;
+                report
+            }
+        };
+        if !report.status.is_solved() {
+            stats.unsolved_islands += 1;
+        }
+        stats.worst_residual = stats.worst_residual.max(report.residual);
+        stats.island_reports.push(report);
+    }
+    if s.rows.lambda.iter().any(|v| !v.is_finite()) {
+        return Err(non_finite(StepPhase::Solve, None));
+    }
+    Ok(())
+}
+
+fn solve_exact(
+    s: &mut StepScratch,
+    k: usize,
+    settings: &ExactSettings,
+    stats: &mut StepStats,
+) -> Result<IslandReport, WorldError> {
+    let range = s.islands.rows(k);
+    let n = range.len();
+    let problem = s.problems.get(k, n);
+    assemble_island(
+        &s.rows,
+        &s.mass,
+        range.clone(),
+        s.islands.nub(k),
+        &s.b[range.clone()],
+        &s.regularization[range.clone()],
+        problem,
+    );
+    s.guess.clear();
+    let warm = s.rows.warm_state[range.clone()].iter().all(Option::is_some);
+    if warm {
+        s.guess
+            .extend(s.rows.warm_state[range.clone()].iter().flatten());
+    }
+    let report = s
+        .dantzig
+        .solve(problem, &settings.dantzig, warm.then_some(&s.guess[..]))
+        .map_err(solver_error)?;
+    stats.pivots += report.iterations;
+    let mut island = IslandReport {
+        bodies: s.islands.bodies(k).len(),
+        rows: n,
+        unbounded_rows: s.islands.nub(k),
+        status: report.status,
+        iterations: report.iterations,
+        residual: report.residual.max(),
+        fell_back: report.fell_back,
+        warm_started: warm,
+    };
+    let solved = report.status.is_solved() && report.x.iter().all(|v| v.is_finite());
+    if solved {
+        s.rows.lambda[range.clone()].copy_from_slice(&report.x);
+        let states = s.dantzig.active_set();
+        for (state, new) in s.rows.warm_state[range].iter_mut().zip(states) {
+            *state = (!report.fell_back).then_some(*new);
+        }
+    } else {
+        // Dantzig failed: Gauss-Seidel on the untouched sparse rows, from last step's forces.
+        let fallback = solve_iterative(s, k, &settings.fallback)?;
+        stats.sweeps += fallback.iterations;
+        island.status = fallback.status;
+        island.iterations += fallback.iterations;
+        island.residual = fallback.residual;
+        island.fell_back = true;
+        s.rows.warm_state[range].fill(None);
+    }
+    if island.fell_back {
+        stats.fallbacks += 1;
+    }
+    Ok(island)
+}
+
+fn solve_iterative(
+    s: &mut StepScratch,
+    k: usize,
+    settings: &IterativeSettings,
+) -> Result<IslandReport, WorldError> {
+    let range = s.islands.rows(k);
+    s.x.clear();
+    if settings.warm_start {
+        s.x.extend_from_slice(&s.rows.warm_lambda[range.clone()]);
+    } else {
+        s.x.resize(range.len(), 0.0);
+    }
+    let warm_started = settings.warm_start && s.x.iter().any(|v| *v != 0.0);
+    let mut op = SparseOperator::new(
+        &s.rows,
+        &s.mass,
+        range.clone(),
+        &s.regularization[range.clone()],
+        s.islands.bodies(k),
+        &mut s.hot.cache,
+    );
+    let (b, lo, hi) = (
+        &s.b[range.clone()],
+        &s.rows.lo[range.clone()],
+        &s.rows.hi[range.clone()],
+    );
+    let findex = &s.rows.findex[range.clone()];
+    let outcome = pgs_sweeps(
+        &mut op,
+        b,
+        lo,
+        hi,
+        findex,
+        &mut s.x,
+        &settings.pgs_options(),
+        &mut s.pgs,
+    )
+    .map_err(solver_error)?;
+    let residual = sparse_residual(&op, b, lo, hi, findex, &s.x).max();
+    op.clear();
+    if outcome.non_finite || s.x.iter().any(|v| !v.is_finite()) {
+        return Err(non_finite(StepPhase::Solve, None));
+    }
+    let status = if outcome.converged && residual <= ITERATIVE_RESIDUAL_TOLERANCE {
+        Status::Solved
+    } else {
+        Status::IterationLimit
+    };
+    s.rows.lambda[range.clone()].copy_from_slice(&s.x);
+    Ok(IslandReport {
+        bodies: s.islands.bodies(k).len(),
+        rows: range.len(),
+        unbounded_rows: s.islands.nub(k),
+        status,
+        iterations: outcome.sweeps,
+        residual,
+        fell_back: false,
+        warm_started,
+    })
+}
+
+/// Phase 5: `u+ = u* + h M^-1 J^T lambda`.
+fn update_velocities(
+    s: &mut StepScratch,
+    bodies: &Arena<crate::body::RigidBody, BodyHandle>,
+    h: f64,
+) -> Result<(), WorldError> {
+    let hot = &mut s.hot;
+    for i in 0..s.rows.len() {
+        scatter(
+            &mut hot.constraint,
+            s.rows.bodies[i],
+            &s.mass.imj[i],
+            s.rows.lambda[i],
+        );
+    }
+    for slot in 0..bodies.capacity() {
+        let [v, w] = hot.predicted[slot];
+        let [dv, dw] = hot.constraint[slot];
+        let next = if hot.dynamic[slot] {
+            [v + h * dv, w + h * dw]
+        } else {
+            [v, w]
+        };
+        if !(next[0].is_finite() && next[1].is_finite()) {
+            return Err(non_finite(StepPhase::Velocities, bodies.handle_at(slot)));
+        }
+        hot.next_velocity[slot] = next;
+    }
+    Ok(())
+}
+
+/// Phase 6: the new poses, by [`advance_pose`] on a copy of each body.
+fn integrate_poses(
+    bodies: &Arena<crate::body::RigidBody, BodyHandle>,
+    hot: &mut HotBodies,
+    h: f64,
+    stats: &mut StepStats,
+) -> Result<(), WorldError> {
+    for slot in 0..bodies.capacity() {
+        let Some(body) = bodies.slot(slot) else {
+            continue;
+        };
+        let mut moved = body.clone();
+        let [linear, angular] = hot.next_velocity[slot];
+        moved.velocity = Velocity { linear, angular };
+        let convergence = advance_pose(&mut moved, body.velocity.angular, h)
+            .map_err(|e| integration_error(e, handle_at(bodies, slot), StepPhase::Integration))?;
+        if !convergence.converged {
+            stats.gyroscopic_fallbacks += 1;
+        }
+        hot.next_pose[slot] = Pose::of(&moved);
+    }
+    Ok(())
+}
+
+/// Phase 8: writes the buffers into the bodies and joints. Cannot fail.
+fn commit(
+    bodies: &mut Arena<crate::body::RigidBody, BodyHandle>,
+    joints: &mut Arena<Joint, JointHandle>,
+    s: &mut StepScratch,
+) {
+    for slot in 0..bodies.capacity() {
+        let Some(body) = bodies.slot_mut(slot) else {
+            continue;
+        };
+        if body.kind != BodyKind::Static {
+            let [linear, angular] = s.hot.next_velocity[slot];
+            body.velocity = Velocity { linear, angular };
+            let pose = s.hot.next_pose[slot];
+            body.position = pose.position;
+            body.orientation = pose.orientation;
+        }
+        body.clear_accumulators();
+    }
+    // Forces and index sets back in producer order; dropped (inert) rows keep zero force.
+    s.raw.lambda.fill(0.0);
+    s.raw.warm_state.fill(None);
+    for (sorted, &raw) in s.islands.origin.iter().enumerate() {
+        s.raw.lambda[raw as usize] = s.rows.lambda[sorted];
+        s.raw.warm_state[raw as usize] = s.rows.warm_state[sorted];
+    }
+    for (slot, range) in &s.joint_rows {
+        let Some(joint) = joints.slot_mut(*slot) else {
+            continue;
+        };
+        let mut feedback = JointFeedback::default();
+        for i in range.clone() {
+            let [fa, ta, fb, tb] = s.raw.generalized_force(i);
+            feedback.force_a += fa;
+            feedback.torque_a += ta;
+            feedback.force_b += fb;
+            feedback.torque_b += tb;
+        }
+        joint.feedback = feedback;
+        joint.last_lambda.clear();
+        joint
+            .last_lambda
+            .extend_from_slice(&s.raw.lambda[range.clone()]);
+        joint.last_state.clear();
+        let states = &s.raw.warm_state[range.clone()];
+        if states.iter().all(Option::is_some) {
+            joint.last_state.extend(states.iter().flatten());
+        }
+    }
+}
+
+fn handle_at(bodies: &Arena<crate::body::RigidBody, BodyHandle>, slot: usize) -> BodyHandle {
+    // Only called for live slots.
+    bodies
+        .handle_at(slot)
+        .unwrap_or_else(|| unreachable_handle(slot))
+}
+
+#[cold]
+fn unreachable_handle(slot: usize) -> BodyHandle {
+    debug_assert!(false, "slot {slot} is not live");
+    use crate::world::arena::Handle;
+    BodyHandle::from_parts(slot as u32, u32::MAX)
+}
+
+fn non_finite(phase: StepPhase, body: Option<BodyHandle>) -> WorldError {
+    WorldError::NonFinite { phase, body }
+}
+
+fn integration_error(error: IntegrationError, body: BodyHandle, phase: StepPhase) -> WorldError {
+    match error {
+        IntegrationError::NonFiniteInput { .. } | IntegrationError::NonFiniteResult { .. } => {
+            non_finite(phase, Some(body))
+        }
+        IntegrationError::InvalidTimeStep { .. } => WorldError::Integration {
+            body,
+            source: error,
+        },
+    }
+}
+
+fn solver_error(error: LcpError) -> WorldError {
+    match error {
+        LcpError::NonFinite { .. } => non_finite(StepPhase::Solve, None),
+        other => WorldError::Solver(other),
+    }
+}

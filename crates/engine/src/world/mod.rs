@@ -1,0 +1,273 @@
+//! The world: bodies and joints by handle, settings, and the step ([`World::step`], in
+//! [`crate::stepper`]).
+//!
+//! ```
+//! use stiction::{World, RigidBodyBuilder, MassProperties, Solver};
+//! use stiction::math::Vec3;
+//!
+//! let mut world = World::new();
+//! world.set_solver(Solver::iterative()).unwrap();
+//! let bob = world.add_body(
+//!     RigidBodyBuilder::dynamic()
+//!         .mass_properties(MassProperties::sphere_with_mass(0.05, 1.0).unwrap())
+//!         .position(Vec3::new(1.0, 0.0, 2.0))
+//!         .build()
+//!         .unwrap(),
+//! );
+//! // A pendulum: a ball joint from the bob to the static world at (0, 0, 2).
+//! let rod = world.add_ball_joint(bob, None, Vec3::new(0.0, 0.0, 2.0)).unwrap();
+//! for _ in 0..60 {
+//!     world.step(1.0 / 60.0).unwrap();
+//! }
+//! let bob_position = world.body(bob).unwrap().position();
+//! assert!(((bob_position - Vec3::new(0.0, 0.0, 2.0)).length() - 1.0).abs() < 1e-4);
+//! assert!(world.joint(rod).unwrap().feedback().force_a.length() > 0.0);
+//! ```
+
+pub(crate) mod arena;
+pub(crate) mod hot;
+pub mod settings;
+
+pub use arena::{BodyHandle, JointHandle};
+pub use settings::{
+    ExactSettings, IterativeSettings, PostStabilization, PostStabilizationMethod, Solver,
+    WorldSettings,
+};
+
+use crate::body::RigidBody;
+use crate::constraint::Pose;
+use crate::diagnostics::StepStats;
+use crate::error::WorldError;
+use crate::joint::{BallJoint, HingeJoint, Joint, JointBuilder, JointRows};
+use crate::math::Vec3;
+use crate::stepper::StepScratch;
+use arena::Arena;
+
+/// Bodies, joints, settings and the buffers a step reuses.
+#[derive(Debug, Clone)]
+pub struct World {
+    pub(crate) bodies: Arena<RigidBody, BodyHandle>,
+    pub(crate) joints: Arena<Joint, JointHandle>,
+    pub(crate) settings: WorldSettings,
+    pub(crate) stats: StepStats,
+    pub(crate) scratch: StepScratch,
+    pub(crate) time: f64,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl World {
+    /// An empty world with [`WorldSettings::default`] (gravity `(0, 0, -9.81)`, the exact
+    /// stepper, ERP 0.2, CFM `1e-5`, post-stabilisation on).
+    pub fn new() -> Self {
+        Self {
+            bodies: Arena::default(),
+            joints: Arena::default(),
+            settings: WorldSettings::default(),
+            stats: StepStats::default(),
+            scratch: StepScratch::default(),
+            time: 0.0,
+        }
+    }
+
+    /// An empty world with validated `settings`.
+    pub fn with_settings(settings: WorldSettings) -> Result<Self, WorldError> {
+        let mut world = Self::new();
+        world.set_settings(settings)?;
+        Ok(world)
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &WorldSettings {
+        &self.settings
+    }
+
+    /// Replaces the settings after validating them (unchanged on error).
+    pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), WorldError> {
+        settings.validate()?;
+        self.settings = settings;
+        Ok(())
+    }
+
+    /// Sets gravity (m/s^2, world frame; finite).
+    pub fn set_gravity(&mut self, gravity: Vec3) -> Result<(), WorldError> {
+        let settings = WorldSettings {
+            gravity,
+            ..self.settings.clone()
+        };
+        self.set_settings(settings)
+    }
+
+    /// Chooses the stepper (validated).
+    pub fn set_solver(&mut self, solver: Solver) -> Result<(), WorldError> {
+        solver.validate()?;
+        self.settings.solver = solver;
+        Ok(())
+    }
+
+    /// Simulated time, s: the sum of the committed steps.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Statistics of the last step (committed or refused).
+    pub fn step_stats(&self) -> &StepStats {
+        &self.stats
+    }
+
+    /// Adds a body (built and validated by [`crate::RigidBodyBuilder`]).
+    pub fn add_body(&mut self, body: RigidBody) -> BodyHandle {
+        self.bodies.insert(body)
+    }
+
+    /// Removes a body and every joint attached to it; returns the body.
+    pub fn remove_body(&mut self, handle: BodyHandle) -> Result<RigidBody, WorldError> {
+        let body = self
+            .bodies
+            .remove(handle)
+            .ok_or(WorldError::StaleBody(handle))?;
+        let attached: Vec<JointHandle> = self
+            .joints
+            .iter()
+            .filter(|(_, j)| j.body_a == handle || j.body_b == Some(handle))
+            .map(|(h, _)| h)
+            .collect();
+        for joint in attached {
+            self.joints.remove(joint);
+        }
+        Ok(body)
+    }
+
+    /// The body `handle` names.
+    pub fn body(&self, handle: BodyHandle) -> Result<&RigidBody, WorldError> {
+        self.bodies.get(handle).ok_or(WorldError::StaleBody(handle))
+    }
+
+    /// The body `handle` names, to change its state or add forces for the next step.
+    pub fn body_mut(&mut self, handle: BodyHandle) -> Result<&mut RigidBody, WorldError> {
+        self.bodies
+            .get_mut(handle)
+            .ok_or(WorldError::StaleBody(handle))
+    }
+
+    /// Every body with its handle, in slot order.
+    pub fn bodies(&self) -> impl Iterator<Item = (BodyHandle, &RigidBody)> {
+        self.bodies.iter()
+    }
+
+    /// Number of bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// The pose of a body, or [`Pose::IDENTITY`] for `None` (the static world).
+    pub fn pose(&self, handle: Option<BodyHandle>) -> Result<Pose, WorldError> {
+        match handle {
+            Some(h) => Ok(Pose::of(self.body(h)?)),
+            None => Ok(Pose::IDENTITY),
+        }
+    }
+
+    /// Adds a joint (see [`JointBuilder`]). Both bodies must exist and differ, and the
+    /// joint's parameters must be valid.
+    pub fn add_joint(&mut self, builder: JointBuilder) -> Result<JointHandle, WorldError> {
+        self.body(builder.body_a)?;
+        if let Some(b) = builder.body_b {
+            self.body(b)?;
+            if b == builder.body_a {
+                return Err(WorldError::InvalidJoint {
+                    reason: "a joint cannot attach a body to itself",
+                });
+            }
+        }
+        builder.kind.validate()?;
+        if let Some(softness) = builder.softness {
+            softness.validate()?;
+        }
+        Ok(self.joints.insert(builder.build()))
+    }
+
+    /// Adds a ball joint between `body_a` and `body_b` (`None`: the static world) at the
+    /// world point `anchor`.
+    pub fn add_ball_joint(
+        &mut self,
+        body_a: BodyHandle,
+        body_b: Option<BodyHandle>,
+        anchor: Vec3,
+    ) -> Result<JointHandle, WorldError> {
+        let (pose_a, pose_b) = (self.pose(Some(body_a))?, self.pose(body_b)?);
+        let joint = BallJoint::at_world_point(anchor, &pose_a, &pose_b)?;
+        self.add_joint(JointBuilder::new(body_a, body_b, joint))
+    }
+
+    /// Adds a hinge between `body_a` and `body_b` (`None`: the static world) through the
+    /// world point `anchor` about the world direction `axis`; the current configuration is
+    /// hinge angle zero.
+    pub fn add_hinge_joint(
+        &mut self,
+        body_a: BodyHandle,
+        body_b: Option<BodyHandle>,
+        anchor: Vec3,
+        axis: Vec3,
+    ) -> Result<JointHandle, WorldError> {
+        let (pose_a, pose_b) = (self.pose(Some(body_a))?, self.pose(body_b)?);
+        let joint = HingeJoint::at_world_axis(anchor, axis, &pose_a, &pose_b)?;
+        self.add_joint(JointBuilder::new(body_a, body_b, joint))
+    }
+
+    /// Removes a joint; returns it.
+    pub fn remove_joint(&mut self, handle: JointHandle) -> Result<Joint, WorldError> {
+        self.joints
+            .remove(handle)
+            .ok_or(WorldError::StaleJoint(handle))
+    }
+
+    /// The joint `handle` names.
+    pub fn joint(&self, handle: JointHandle) -> Result<&Joint, WorldError> {
+        self.joints
+            .get(handle)
+            .ok_or(WorldError::StaleJoint(handle))
+    }
+
+    /// The joint `handle` names, to change its settings.
+    pub fn joint_mut(&mut self, handle: JointHandle) -> Result<&mut Joint, WorldError> {
+        self.joints
+            .get_mut(handle)
+            .ok_or(WorldError::StaleJoint(handle))
+    }
+
+    /// Every joint with its handle, in slot order.
+    pub fn joints(&self) -> impl Iterator<Item = (JointHandle, &Joint)> {
+        self.joints.iter()
+    }
+
+    /// Number of joints.
+    pub fn joint_count(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// The distance (m) between a joint's anchor points on its two bodies, for joints built
+    /// on a point (`None` for others): zero when the joint holds exactly.
+    pub fn joint_anchor_separation(&self, handle: JointHandle) -> Result<Option<f64>, WorldError> {
+        let joint = self.joint(handle)?;
+        let Some((local_a, local_b)) = joint.kind.local_anchors() else {
+            return Ok(None);
+        };
+        let pose_a = self.pose(Some(joint.body_a))?;
+        let pose_b = self.pose(joint.body_b)?;
+        let gap = pose_a.transform_point(local_a) - pose_b.transform_point(local_b);
+        Ok(Some(gap.length()))
+    }
+
+    /// The largest [`Self::joint_anchor_separation`] over all joints (0 without any).
+    pub fn max_joint_anchor_separation(&self) -> f64 {
+        self.joints
+            .iter()
+            .filter_map(|(h, _)| self.joint_anchor_separation(h).ok().flatten())
+            .fold(0.0, f64::max)
+    }
+}

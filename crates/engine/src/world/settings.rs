@@ -1,0 +1,310 @@
+//! World settings: gravity, the stepper, default softness and post-stabilisation. Plain data
+//! with documented units and defaults; [`WorldSettings::validate`] checks every range.
+
+use crate::constraint::Softness;
+use crate::error::WorldError;
+use crate::integrate::STANDARD_GRAVITY;
+use crate::math::Vec3;
+use stiction_lcp::dantzig::DantzigOptions;
+
+/// Everything a [`crate::World`] needs besides its bodies and joints.
+#[derive(Debug, Clone)]
+pub struct WorldSettings {
+    /// Gravitational acceleration, m/s^2, world frame; default `(0, 0, -9.81)`.
+    pub gravity: Vec3,
+    /// How the constraint forces are found each step; default [`Solver::Exact`].
+    pub solver: Solver,
+    /// ERP and CFM of every row that neither its joint nor itself overrides; default
+    /// ERP 0.2, CFM `1e-5` ([`Softness::DEFAULT`]).
+    pub softness: Softness,
+    /// Position-level correction after each step; default on.
+    pub post_stabilization: PostStabilization,
+}
+
+impl Default for WorldSettings {
+    fn default() -> Self {
+        Self {
+            gravity: STANDARD_GRAVITY,
+            solver: Solver::default(),
+            softness: Softness::DEFAULT,
+            post_stabilization: PostStabilization::default(),
+        }
+    }
+}
+
+impl WorldSettings {
+    /// Checks every setting against its documented range.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        if !self.gravity.is_finite() {
+            return Err(WorldError::InvalidSetting {
+                name: "gravity",
+                value: self.gravity.max_element().max(-self.gravity.min_element()),
+                rule: "must be finite",
+            });
+        }
+        self.solver.validate()?;
+        self.softness.validate()?;
+        self.post_stabilization.validate()
+    }
+}
+
+/// The stepper: how each island's boxed LCP is solved.
+#[derive(Debug, Clone)]
+pub enum Solver {
+    /// Dantzig's principal pivoting on each island's dense `A = J M^-1 J^T + diag(cfm)/h`
+    /// (ODE's `dWorldStep`): exact to round-off, `O(n^3)` per island of `n` rows.
+    Exact(ExactSettings),
+    /// SOR projected Gauss-Seidel on the sparse rows without forming `A` (ODE's
+    /// `dWorldQuickStep`): `O(n)` per sweep, approximate.
+    Iterative(IterativeSettings),
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Solver::Exact(ExactSettings::default())
+    }
+}
+
+impl Solver {
+    /// The iterative stepper with shared/SCENES.md's settings (20 sweeps, `omega` 1,
+    /// warm-started).
+    pub fn iterative() -> Self {
+        Solver::Iterative(IterativeSettings::default())
+    }
+
+    /// The exact stepper with default settings.
+    pub fn exact() -> Self {
+        Solver::Exact(ExactSettings::default())
+    }
+
+    /// Checks the settings' ranges.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        match self {
+            Solver::Exact(exact) => {
+                exact.validate()?;
+            }
+            Solver::Iterative(iterative) => iterative.validate()?,
+        }
+        Ok(())
+    }
+}
+
+/// Settings of the exact stepper.
+#[derive(Debug, Clone)]
+pub struct ExactSettings {
+    /// Options of the Dantzig solver (defaults of [`DantzigOptions`]). If its own `fallback`
+    /// is set it runs first, on the dense problem.
+    pub dantzig: DantzigOptions,
+    /// The projected Gauss-Seidel solve that finishes an island Dantzig could not solve,
+    /// on the sparse rows, started from the rows' last forces (counted in
+    /// [`crate::StepStats::fallbacks`]). Default: 200 sweeps, `omega` 1, tolerance `1e-10`.
+    pub fallback: IterativeSettings,
+}
+
+impl Default for ExactSettings {
+    fn default() -> Self {
+        Self {
+            dantzig: DantzigOptions::default(),
+            fallback: IterativeSettings {
+                iterations: 200,
+                omega: 1.0,
+                tolerance: 1e-10,
+                warm_start: true,
+            },
+        }
+    }
+}
+
+impl ExactSettings {
+    fn validate(&self) -> Result<(), WorldError> {
+        let check = |name, value: f64| {
+            if value.is_finite() && value > 0.0 && value < 1.0 {
+                Ok(())
+            } else {
+                Err(WorldError::InvalidSetting {
+                    name,
+                    value,
+                    rule: "must lie in (0, 1)",
+                })
+            }
+        };
+        check("dantzig.tolerance", self.dantzig.tolerance)?;
+        check("dantzig.pivot_tolerance", self.dantzig.pivot_tolerance)?;
+        self.fallback.validate()
+    }
+}
+
+/// Settings of the iterative stepper (and of the exact stepper's fallback).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IterativeSettings {
+    /// Sweeps over all rows per step, `>= 1`; default 20 (shared/SCENES.md). Cost is linear
+    /// in it; raising it stiffens long chains and tall stacks.
+    pub iterations: usize,
+    /// SOR relaxation factor, in `(0, 2)`; default 1 (plain Gauss-Seidel). Above 1 converges
+    /// faster on smooth problems (chains) and can oscillate on contact-rich ones.
+    pub omega: f64,
+    /// Stop early once a sweep changes no force by more than this fraction of the largest
+    /// force (dimensionless, `>= 0`); default 0: always run every sweep, as ODE's quickstep.
+    pub tolerance: f64,
+    /// Start from each row's force of the last step (default `true`). Off, every step starts
+    /// from zero forces and a hanging chain sags until the sweeps catch up.
+    pub warm_start: bool,
+}
+
+impl Default for IterativeSettings {
+    fn default() -> Self {
+        Self {
+            iterations: 20,
+            omega: 1.0,
+            tolerance: 0.0,
+            warm_start: true,
+        }
+    }
+}
+
+impl IterativeSettings {
+    /// Checks the documented ranges.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        if self.iterations == 0 {
+            return Err(WorldError::InvalidSetting {
+                name: "iterations",
+                value: 0.0,
+                rule: "must be at least 1",
+            });
+        }
+        if !(self.omega > 0.0 && self.omega < 2.0) {
+            return Err(WorldError::InvalidSetting {
+                name: "omega",
+                value: self.omega,
+                rule: "must lie in (0, 2)",
+            });
+        }
+        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
+            return Err(WorldError::InvalidSetting {
+                name: "tolerance",
+                value: self.tolerance,
+                rule: "must be finite and >= 0",
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn pgs_options(&self) -> stiction_lcp::pgs::PgsOptions {
+        stiction_lcp::pgs::PgsOptions {
+            omega: self.omega,
+            max_iterations: self.iterations,
+            tolerance: self.tolerance,
+            ..Default::default()
+        }
+    }
+}
+
+/// Position-level post-stabilisation (Cline and Pai 2003): after the velocity step, the
+/// positions and orientations (never the velocities) of jointed bodies are projected back
+/// onto the constraint manifold. Each pass linearises the joints' errors `C` at the new
+/// poses and applies the smallest displacement `d = W^-1 J^T mu` with `J W^-1 J^T mu = -C`
+/// (one Newton step of the projection), in the metric `W = diag(m, I / rotation_weight)`,
+/// halving the step until the squared error decreases.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PostStabilization {
+    /// On or off; default on. Individual joints can opt out ([`crate::Joint::set_post_stabilize`]).
+    pub enabled: bool,
+    /// Newton passes per step at most, `>= 1`; default 10. Passes stop as soon as every
+    /// error is below `tolerance`: the S3 chain needs 2 to 3 on average. Fewer passes leave
+    /// joints stretched after violent steps.
+    pub max_passes: usize,
+    /// Stop once every stabilised row's `|C|` is below this (m or rad, `> 0`); default `1e-6`.
+    pub tolerance: f64,
+    /// How each pass solves `J M^-1 J^T mu = -C`.
+    pub method: PostStabilizationMethod,
+    /// Largest displacement of one body in one pass (m and rad, `> 0`); default 0.5. Larger
+    /// corrections are scaled down (for the whole island), so a wildly violated joint is
+    /// pulled back over several steps instead of being thrown.
+    pub max_correction: f64,
+    /// How cheap rotation is in the projection's metric, relative to the true inertia
+    /// (dimensionless, in `(0, 1]`); default 0.1. With the true inertia (1) a point error of
+    /// a taut chain is mostly removed by turning light links by large angles, whose
+    /// second-order motion re-creates the error, and Newton stalls; translations move
+    /// anchors exactly linearly, so favouring them (lower values) makes each pass nearly
+    /// exact for ball joints. Angular rows (hinge axes) still need rotation: do not go
+    /// below about 0.01.
+    pub rotation_weight: f64,
+}
+
+impl Default for PostStabilization {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_passes: 10,
+            tolerance: 1e-6,
+            method: PostStabilizationMethod::Direct,
+            max_correction: 0.5,
+            rotation_weight: 0.1,
+        }
+    }
+}
+
+impl PostStabilization {
+    /// Post-stabilisation switched off.
+    pub const OFF: Self = Self {
+        enabled: false,
+        max_passes: 10,
+        tolerance: 1e-6,
+        method: PostStabilizationMethod::Direct,
+        max_correction: 0.5,
+        rotation_weight: 0.1,
+    };
+
+    /// Checks the documented ranges.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        if self.max_passes == 0 {
+            return Err(WorldError::InvalidSetting {
+                name: "post_stabilization.max_passes",
+                value: 0.0,
+                rule: "must be at least 1",
+            });
+        }
+        for (name, value) in [
+            ("post_stabilization.tolerance", self.tolerance),
+            ("post_stabilization.max_correction", self.max_correction),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(WorldError::InvalidSetting {
+                    name,
+                    value,
+                    rule: "must be finite and > 0",
+                });
+            }
+        }
+        if !(self.rotation_weight > 0.0 && self.rotation_weight <= 1.0) {
+            return Err(WorldError::InvalidSetting {
+                name: "post_stabilization.rotation_weight",
+                value: self.rotation_weight,
+                rule: "must lie in (0, 1]",
+            });
+        }
+        if let PostStabilizationMethod::GaussSeidel { sweeps: 0 } = self.method {
+            return Err(WorldError::InvalidSetting {
+                name: "post_stabilization.sweeps",
+                value: 0.0,
+                rule: "must be at least 1",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// How a post-stabilisation pass solves for its correction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PostStabilizationMethod {
+    /// Exact: a sparse (envelope) `L D L^T` of `J M^-1 J^T`, linear in the rows for chains
+    /// and trees listed root to leaf. Islands with one-sided rows (limits, contacts) use
+    /// projected Gauss-Seidel with 50 sweeps instead.
+    Direct,
+    /// Projected Gauss-Seidel with this many sweeps per pass (Box2D's position iterations):
+    /// cheap per sweep, slow to converge on long chains.
+    GaussSeidel {
+        /// Sweeps per pass, `>= 1`.
+        sweeps: usize,
+    },
+}
