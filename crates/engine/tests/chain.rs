@@ -1,0 +1,69 @@
+//! Scene S3 of shared/SCENES.md (chain-100): 100 boxes on ball joints hanging from the
+//! static world, released horizontally at h = 1/60 for 600 steps.
+//!
+//! Invariant: with post-stabilisation every joint holds, the largest anchor separation at
+//! any step (not only the last) staying far below the 1 cm the issue asks for, with either
+//! stepper (ODE stretches this chain by 3 to 5 m, Rapier by 1.7 cm). Without
+//! post-stabilisation the same velocity-level steppers stretch it by metres, as ODE's do:
+//! the projection, not luck, holds the chain. The steps never create energy.
+
+use stiction::scenes::chain_100;
+use stiction::{PostStabilization, Solver, World};
+
+/// Kinetic plus gravitational potential energy (J).
+fn energy(world: &World) -> f64 {
+    world
+        .bodies()
+        .map(|(_, b)| {
+            b.linear_kinetic_energy() + b.rotational_kinetic_energy() + 9.81 * b.position().z
+        })
+        .sum()
+}
+
+/// Runs S3; returns (separation at the last step, largest separation at any step, energy
+/// at the start, energy at the end, mean ms per step).
+fn run(solver: Solver, post_stabilization: bool) -> (f64, f64, f64, f64, f64) {
+    let mut scene = chain_100(solver).unwrap();
+    if !post_stabilization {
+        let mut settings = scene.world.settings().clone();
+        settings.post_stabilization = PostStabilization::OFF;
+        scene.world.set_settings(settings).unwrap();
+    }
+    let start_energy = energy(&scene.world);
+    let mut worst: f64 = 0.0;
+    let clock = std::time::Instant::now();
+    for _ in 0..scene.steps {
+        let stats = scene.world.step(scene.h).unwrap();
+        assert_eq!((stats.rows, stats.islands, stats.fallbacks), (300, 1, 0));
+        worst = worst.max(scene.world.max_joint_anchor_separation());
+    }
+    let ms = clock.elapsed().as_secs_f64() * 1e3 / scene.steps as f64;
+    let last = scene.world.max_joint_anchor_separation();
+    (last, worst, start_energy, energy(&scene.world), ms)
+}
+
+#[test]
+fn chain_100_holds_within_a_centimetre_with_the_exact_stepper() {
+    let (last, worst, e0, e1, ms) = run(Solver::exact(), true);
+    eprintln!("S3 exact: last {last:.2e} m, worst {worst:.2e} m, energy {e0:.0} -> {e1:.0} J, {ms:.2} ms/step");
+    assert!(last < 1e-2 && worst < 1e-2);
+    // The projection actually converges (tolerance 1e-6 per row): far below the target.
+    assert!(worst < 1e-5, "{worst}");
+    assert!(e1 <= e0);
+}
+
+#[test]
+fn chain_100_holds_within_a_centimetre_with_the_iterative_stepper() {
+    let (last, worst, e0, e1, ms) = run(Solver::iterative(), true);
+    eprintln!("S3 iterative: last {last:.2e} m, worst {worst:.2e} m, energy {e0:.0} -> {e1:.0} J, {ms:.2} ms/step");
+    assert!(last < 1e-2 && worst < 1e-2);
+    assert!(worst < 1e-5, "{worst}");
+    assert!(e1 <= e0);
+}
+
+#[test]
+fn chain_100_stretches_by_metres_without_post_stabilization() {
+    let (last, worst, _, _, _) = run(Solver::iterative(), false);
+    eprintln!("S3 iterative without post-stabilisation: last {last:.2} m, worst {worst:.2} m");
+    assert!(worst > 1.0, "{worst}");
+}
