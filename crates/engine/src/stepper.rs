@@ -18,6 +18,14 @@
 //!    and leaves the world exactly as it was.
 //!
 //! A body in no island pays only for phases 1, 5 and 6.
+//!
+//! Adding a row producer (contacts): in phase 2, after [`write_joint_rows`], append its rows
+//! through `RowStorage::writer` (body slots are `handle.index()`, the static world is
+//! `HotBodies::ground`), keep each producer's raw row range, and fill `raw.warm_lambda` /
+//! `raw.warm_state` from its own cache (as [`load_warm_starts`] does for joints); in
+//! [`commit`], read its forces back from `raw.lambda[range]`. For post-stabilisation, write
+//! its stabilised rows at `hot.next_pose` next to the joints' in `PostStabilizer::measure`
+//! (one-sided rows are then solved by projected Gauss-Seidel with their sign kept).
 
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
@@ -71,6 +79,14 @@ pub(crate) struct StepScratch {
 
 impl World {
     /// Advances the world by `h` seconds (finite, `> 0`; it may change from call to call).
+    ///
+    /// The pipeline (shared/DESIGN.md): unconstrained velocities `u*` from forces, gravity,
+    /// damping and each body's gyroscopic mode; rows from the enabled joints; islands of
+    /// bodies connected by rows; per island the boxed LCP `A lambda = b + w`,
+    /// `A = J M^-1 J^T + diag(cfm)/h`, `b = (-erp C / h + target - J u*) / h`, solved by
+    /// Dantzig on the dense `A` (falling back to Gauss-Seidel) or by Gauss-Seidel on the
+    /// sparse rows; `u+ = u* + h M^-1 J^T lambda`; poses by [`crate::advance_pose`]; then
+    /// post-stabilisation of joint errors. Bodies and joints are written only at the end.
     ///
     /// Returns the step's statistics. On error nothing changed: every body and joint is
     /// exactly as before (the statistics of the refused step are still readable through

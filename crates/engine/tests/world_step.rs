@@ -10,6 +10,8 @@
 //!   rotational energy within `1e-6` relative over 6000 steps inside a world.
 //! - Two separate pendulums make two islands; a free body makes none and costs no rows;
 //!   static and kinematic bodies do not join islands.
+//! - Once its buffers have grown, the iterative step allocates nothing (checked with a
+//!   counting allocator).
 
 use stiction::math::{Quat, Vec3};
 use stiction::scenes::spinner;
@@ -19,6 +21,42 @@ use stiction::{
 };
 
 const H: f64 = 1.0 / 60.0;
+
+/// Counts heap allocations made on the current thread while counting is on.
+struct CountingAllocator;
+
+thread_local! {
+    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static ALLOCATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+// SAFETY: forwards every call to the system allocator unchanged.
+unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if COUNTING.with(|c| c.get()) {
+            ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// Heap allocations made by `f` on this thread.
+fn allocations(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.with(|a| a.set(0));
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(|a| a.get())
+}
 
 fn solvers() -> [Solver; 2] {
     [Solver::exact(), Solver::iterative()]
@@ -268,4 +306,37 @@ fn statistics_describe_the_step() {
     assert!(!report.warm_started);
     // The second step starts from the first one's index sets.
     assert!(world.step(H).unwrap().island_reports[0].warm_started);
+}
+
+#[test]
+fn the_iterative_step_allocates_nothing_once_warm() {
+    let mut scene = stiction::scenes::chain(
+        20,
+        WorldSettings {
+            solver: Solver::iterative(),
+            ..WorldSettings::default()
+        },
+    )
+    .unwrap();
+    let free = scene
+        .world
+        .add_body(ball(Vec3::new(0.0, 3.0, 0.0)).build().unwrap());
+    for _ in 0..5 {
+        scene.world.step(H).unwrap();
+    }
+    let count = allocations(|| {
+        for _ in 0..50 {
+            scene.world.step(H).unwrap();
+        }
+    });
+    assert_eq!(count, 0);
+    assert!(scene.world.body(free).unwrap().linear_velocity().z < 0.0);
+    // The exact stepper's own buffers are reused too; what remains is the LCP crate's
+    // report (its solution and slack vectors), a few per island and step.
+    scene.world.set_solver(Solver::exact()).unwrap();
+    scene.world.step(H).unwrap();
+    let count = allocations(|| {
+        scene.world.step(H).unwrap();
+    });
+    assert!(count <= 10, "{count}");
 }

@@ -6,6 +6,50 @@
 //! Producers (joints now, contacts later) never touch the solver; they describe rows through
 //! a [`RowWriter`], usually with the shared parts of [`parts`]. The world stores rows as flat
 //! arrays ([`RowStorage`]) and turns them into the LCP of shared/DESIGN.md.
+//!
+//! # Writing rows
+//!
+//! A producer gets a [`RowWriter`] that knows its two bodies and their poses, and pushes one
+//! [`Row`] per scalar constraint: a [`JacobianRow`], the position error `C`, and optionally
+//! force bounds, a target velocity, a friction coupling, its own [`Softness`], and whether
+//! post-stabilisation may project it. A joint type implements [`crate::JointRows`]; this one
+//! keeps a point of A on a line of B (a "point on line" joint) with the shared parts:
+//!
+//! ```
+//! use stiction::constraint::{parts, RowWriter};
+//! use stiction::math::Vec3;
+//! use stiction::JointRows;
+//!
+//! struct PointOnLine {
+//!     local_anchor_a: Vec3,
+//!     local_point_b: Vec3,
+//!     local_direction_b: Vec3, // unit
+//! }
+//!
+//! impl JointRows for PointOnLine {
+//!     fn write_rows(&self, writer: &mut RowWriter) {
+//!         let anchor = writer.pose_a().transform_point(self.local_anchor_a);
+//!         let origin = writer.pose_b().transform_point(self.local_point_b);
+//!         let direction = writer.pose_b().rotate(self.local_direction_b);
+//!         // The closest point of the line moves with B: both lever arms are consistent.
+//!         let foot = origin + direction * direction.dot(anchor - origin);
+//!         let (p, q) = parts::plane_basis(direction);
+//!         for axis in [p, q] {
+//!             let row = parts::linear_row(writer, axis, anchor, foot);
+//!             writer.push(row);
+//!         }
+//!     }
+//!
+//!     fn row_count(&self) -> usize {
+//!         2
+//!     }
+//! }
+//! ```
+//!
+//! Limits and motors are rows with bounds ([`Row::bounded`]: `[0, inf)` for a limit,
+//! `[-f_max, f_max]` with [`Row::target_velocity`] and [`Row::unstabilized`] for a motor).
+//! Contacts are another producer: a normal row bounded to `[0, inf)` and two
+//! [`Row::friction`] rows pointing at it; the solvers see only the flat arrays.
 
 pub mod parts;
 pub mod row;

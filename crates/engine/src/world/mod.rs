@@ -1,5 +1,4 @@
-//! The world: bodies and joints by handle, settings, and the step ([`World::step`], in
-//! [`crate::stepper`]).
+//! The world: bodies and joints by handle, settings, and the step ([`World::step`]).
 //!
 //! ```
 //! use stiction::{World, RigidBodyBuilder, MassProperties, Solver};
