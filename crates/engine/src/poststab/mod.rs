@@ -68,6 +68,9 @@ pub(crate) struct PostStabilizer {
     squares_before: Vec<f64>,
     fraction: Vec<f64>,
     searching: Vec<bool>,
+    /// Per island: no step along its Newton direction reduced the error; it is left alone
+    /// for the rest of this step.
+    stalled: Vec<bool>,
     /// Per body slot: the Newton displacement of this pass and the pose before it.
     step: Vec<Pair>,
     saved: Vec<Pose>,
@@ -97,6 +100,8 @@ impl PostStabilizer {
         self.step.resize(slots, [Vec3::ZERO; 2]);
         self.saved.clear();
         self.saved.resize(slots, Pose::IDENTITY);
+        self.stalled.clear();
+        self.stalled.resize(self.islands.len(), false);
         for _ in 0..settings.max_passes {
             let islands = self.islands.len();
             self.searching.clear();
@@ -105,12 +110,13 @@ impl PostStabilizer {
             self.fraction.resize(islands, 1.0);
             self.squares_before.clear();
             self.squares_before.extend_from_slice(&self.squares);
-            if self.largest.iter().all(|&e| e <= settings.tolerance) {
+            let needs_work = |k: usize| !self.stalled[k] && self.largest[k] > settings.tolerance;
+            if !(0..islands).any(needs_work) {
                 break;
             }
             self.compute_mass(hot, settings.rotation_weight);
             for k in 0..islands {
-                if self.largest[k] > settings.tolerance {
+                if !self.stalled[k] && self.largest[k] > settings.tolerance {
                     self.newton_step(k, hot, settings)?;
                     self.searching[k] = true;
                 }
@@ -137,6 +143,7 @@ impl PostStabilizer {
                         // No decrease along the Newton direction: keep the poses it had.
                         self.fraction[k] = 0.0;
                         self.displace(k, hot);
+                        self.stalled[k] = true;
                         still = true;
                     }
                 }
@@ -153,7 +160,9 @@ impl PostStabilizer {
     }
 
     /// Writes the stabilised rows at `hot.next_pose`, finds their islands and each
-    /// island's largest error and sum of squared errors.
+    /// island's largest violation and sum of squared violations. A bilateral row violates
+    /// by `|C|`; a one-sided row only on its forbidden side (a contact whose force can only
+    /// push, `lambda >= 0`, by `max(-C, 0)`: separation is not an error).
     fn measure(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
@@ -174,10 +183,14 @@ impl PostStabilizer {
         self.largest.clear();
         self.squares.clear();
         for k in 0..self.islands.len() {
-            let errors = &self.rows.error[self.islands.rows(k)];
-            self.largest
-                .push(errors.iter().fold(0.0f64, |m, e| m.max(e.abs())));
-            self.squares.push(errors.iter().map(|e| e * e).sum());
+            let (mut largest, mut squares) = (0.0f64, 0.0);
+            for i in self.islands.rows(k) {
+                let v = violation(self.rows.error[i], self.rows.lo[i], self.rows.hi[i]);
+                largest = largest.max(v);
+                squares += v * v;
+            }
+            self.largest.push(largest);
+            self.squares.push(squares);
         }
         if self.squares.iter().all(|v| v.is_finite()) {
             Ok(())
@@ -368,9 +381,40 @@ impl PostStabilizer {
     }
 }
 
+/// How far a row with error `c` and force bounds `[lo, hi]` is from admissible: a force
+/// that can only be positive can only raise `C`, so it holds `C >= 0`, and conversely.
+fn violation(c: f64, lo: f64, hi: f64) -> f64 {
+    if lo >= 0.0 {
+        (-c).max(0.0)
+    } else if hi <= 0.0 {
+        c.max(0.0)
+    } else {
+        c.abs()
+    }
+}
+
 fn non_finite() -> WorldError {
     WorldError::NonFinite {
         phase: StepPhase::PostStabilization,
         body: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::violation;
+
+    #[test]
+    fn one_sided_rows_violate_only_on_their_forbidden_side() {
+        let inf = f64::INFINITY;
+        // Bilateral.
+        assert_eq!(violation(-0.3, -inf, inf), 0.3);
+        assert_eq!(violation(0.3, -inf, inf), 0.3);
+        // A contact (pushes only): penetration violates, separation does not.
+        assert_eq!(violation(-0.3, 0.0, inf), 0.3);
+        assert_eq!(violation(0.3, 0.0, inf), 0.0);
+        // A limit from the other side (pulls only).
+        assert_eq!(violation(0.3, -inf, 0.0), 0.3);
+        assert_eq!(violation(-0.3, -inf, 0.0), 0.0);
     }
 }
