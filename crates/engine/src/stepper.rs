@@ -197,7 +197,6 @@ fn predict_velocities(
         };
         hot.pose[slot] = Pose::of(body);
         let velocity = [body.velocity.linear, body.velocity.angular];
-        hot.velocity[slot] = velocity;
         hot.predicted[slot] = match body.kind {
             BodyKind::Dynamic => {
                 hot.dynamic[slot] = true;

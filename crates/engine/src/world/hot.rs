@@ -19,8 +19,6 @@ pub(crate) struct HotBodies {
     pub(crate) inverse_inertia: Vec<Mat3>,
     /// Body-frame inverse inertia, to re-rotate during post-stabilisation.
     pub(crate) inverse_inertia_body: Vec<Mat3>,
-    /// Velocity at the step's start.
-    pub(crate) velocity: Vec<Pair>,
     /// Velocity after forces, gravity, damping and the gyroscopic term, before constraints.
     pub(crate) predicted: Vec<Pair>,
     /// `M^-1 J^T lambda` (the constraints' acceleration).
@@ -49,7 +47,6 @@ impl HotBodies {
         self.inverse_inertia_body.clear();
         self.inverse_inertia_body.resize(n, Mat3::ZERO);
         for v in [
-            &mut self.velocity,
             &mut self.predicted,
             &mut self.constraint,
             &mut self.next_velocity,
