@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use stiction_lcp::LcpError;
 
+use crate::scene::SceneError;
+
 /// Exit status for bad input or usage (clap uses the same for its own usage errors).
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// Exit status for a command that ran but did not succeed.
@@ -39,6 +41,33 @@ pub enum CliError {
     /// The result could not be written.
     #[error("cannot write the result: {0}")]
     Output(std::io::Error),
+    /// A scene file could not be loaded (its message names the file and the field).
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// A run directory or image could not be written.
+    #[error("{}: cannot write: {source}", path.display())]
+    Write {
+        /// The file or directory.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// A run directory to render is missing a file or holds one that does not parse.
+    #[error("{}: {reason}", path.display())]
+    RunDir {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A command-line value is out of range.
+    #[error("{option}: {rule}")]
+    Usage {
+        /// The option, e.g. `--width`.
+        option: &'static str,
+        /// The rule it broke.
+        rule: String,
+    },
 }
 
 impl CliError {
@@ -50,13 +79,24 @@ impl CliError {
         }
     }
 
+    /// A failure to write `path`.
+    pub fn write(path: &Path, source: std::io::Error) -> Self {
+        CliError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
     /// The process exit status this failure maps to.
     pub fn exit_status(&self) -> u8 {
         match self {
-            CliError::Read { .. } | CliError::Invalid { .. } | CliError::Options { .. } => {
-                EXIT_BAD_INPUT
-            }
-            CliError::Output(_) => EXIT_FAILED,
+            CliError::Read { .. }
+            | CliError::Invalid { .. }
+            | CliError::Options { .. }
+            | CliError::Scene(_)
+            | CliError::RunDir { .. }
+            | CliError::Usage { .. } => EXIT_BAD_INPUT,
+            CliError::Output(_) | CliError::Write { .. } => EXIT_FAILED,
         }
     }
 }

@@ -1,11 +1,17 @@
 //! The `stiction` command: a thin dispatcher over one module per subcommand.
 //!
 //! Exit status, for every subcommand: 0 when it did its job, 1 when it ran but its result is
-//! not a success (a solver that did not converge), 2 for bad input or usage (the message is
-//! one line on stderr starting with `error: `).
+//! not a success (a solver that did not converge, a step that failed), 2 for bad input or
+//! usage (the message is one line on stderr starting with `error: `).
 
+mod bench;
+mod demo;
 mod error;
 mod lcp_cmd;
+mod output;
+mod render;
+mod run;
+mod scene;
 
 use std::process::ExitCode;
 
@@ -23,6 +29,16 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the default scene and render it to an animated GIF (the quickest look).
+    Demo(demo::DemoArgs),
+    /// Run a scene file (or a built-in scene by name) and write its trajectory and
+    /// statistics to a run directory.
+    Run(run::RunArgs),
+    /// Draw a run directory (or run a scene file first): an animated GIF, PNG stills and
+    /// SVG plots of energy, momentum, penetration and solver residual.
+    Render(render::RenderArgs),
+    /// Time the benchmark scenes of shared/SCENES.md and print a markdown table.
+    Bench(bench::BenchArgs),
     /// Solve linear complementarity problems stored as JSON files.
     Lcp(lcp_cmd::LcpArgs),
 }
@@ -30,6 +46,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Command::Demo(args) => demo::demo(args),
+        Command::Run(args) => run::run(args),
+        Command::Render(args) => render::render(args),
+        Command::Bench(args) => bench::bench(args),
         Command::Lcp(args) => lcp_cmd::run(args),
     };
     match outcome {

@@ -1,0 +1,222 @@
+//! `stiction bench`: the benchmark scenes of shared/SCENES.md, built by the engine's shared
+//! scene module ([`stiction::scenes`], the single source used by the engine's tests too),
+//! timed per step, with the quality figures each scene asks for, as a markdown table.
+
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use stiction::scenes::{self, Scene};
+use stiction::{GyroscopicMode, Solver};
+
+use crate::error::CliError;
+use crate::output::OutputArgs;
+use crate::run::median;
+
+/// Arguments of `stiction bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Only this scene [default: all five].
+    #[arg(long, value_enum)]
+    pub scene: Option<BenchScene>,
+    /// Stepper(s) for the scenes with constraints (S5 runs every gyroscopic mode instead).
+    #[arg(long, value_enum, default_value_t = BenchSolver::Both)]
+    pub solver: BenchSolver,
+    /// Steps per scene instead of the count SCENES.md gives (for a quick look).
+    #[arg(long, value_name = "N")]
+    pub steps: Option<usize>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The scenes of shared/SCENES.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchScene {
+    /// S1 pyramid-20.
+    S1,
+    /// S2 sphere pile.
+    S2,
+    /// S3 chain-100.
+    S3,
+    /// S4 stack-20.
+    S4,
+    /// S5 spinner.
+    S5,
+}
+
+/// `--solver` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchSolver {
+    /// Dantzig pivoting.
+    Exact,
+    /// Projected Gauss-Seidel, 20 sweeps.
+    Iterative,
+    /// Both, one row each.
+    Both,
+}
+
+/// One line of the table.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchRow {
+    /// e.g. `S3 chain-100`.
+    pub scene: String,
+    /// Stepper or gyroscopic mode.
+    pub variant: String,
+    /// Steps run.
+    pub steps: usize,
+    /// Median wall time of a step, ms (`None` if not run).
+    pub median_ms: Option<f64>,
+    /// Quality figures, `(name, value)`.
+    pub quality: Vec<(String, f64)>,
+    /// Why the scene did not run, if it did not.
+    pub blocked: Option<String>,
+}
+
+/// `stiction bench`.
+pub fn bench(args: BenchArgs) -> Result<std::process::ExitCode, CliError> {
+    let scenes = match args.scene {
+        Some(s) => vec![s],
+        None => vec![
+            BenchScene::S1,
+            BenchScene::S2,
+            BenchScene::S3,
+            BenchScene::S4,
+            BenchScene::S5,
+        ],
+    };
+    let solvers: Vec<(&str, Solver)> = match args.solver {
+        BenchSolver::Exact => vec![("exact", Solver::exact())],
+        BenchSolver::Iterative => vec![("iterative", Solver::iterative())],
+        BenchSolver::Both => vec![
+            ("exact", Solver::exact()),
+            ("iterative", Solver::iterative()),
+        ],
+    };
+    let mut rows = Vec::new();
+    for scene in scenes {
+        match scene {
+            BenchScene::S1 => rows.push(blocked("S1 pyramid-20")),
+            BenchScene::S2 => rows.push(blocked("S2 sphere-pile")),
+            BenchScene::S4 => rows.push(blocked("S4 stack-20")),
+            BenchScene::S3 => {
+                for (name, solver) in &solvers {
+                    let built = scenes::chain_100(solver.clone()).map_err(engine_error)?;
+                    rows.push(chain_row(built, name, args.steps));
+                }
+            }
+            BenchScene::S5 => {
+                for (name, mode) in [
+                    ("gyroscopic none", GyroscopicMode::None),
+                    ("gyroscopic explicit", GyroscopicMode::Explicit),
+                    ("gyroscopic implicit", GyroscopicMode::Implicit),
+                    ("gyroscopic conserving", GyroscopicMode::Conserving),
+                ] {
+                    let built = scenes::spinner(mode).map_err(engine_error)?;
+                    rows.push(spinner_row(built, name, args.steps));
+                }
+            }
+        }
+    }
+    args.output.print_summary(&rows, &table(&rows));
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn engine_error(e: stiction::WorldError) -> CliError {
+    CliError::Usage {
+        option: "--scene",
+        rule: format!("the engine could not build the scene: {e}"),
+    }
+}
+
+fn blocked(scene: &str) -> BenchRow {
+    BenchRow {
+        scene: scene.to_string(),
+        variant: "-".to_string(),
+        steps: 0,
+        median_ms: None,
+        quality: Vec::new(),
+        blocked: Some("needs contacts: stiction::scenes has no builder for it yet".to_string()),
+    }
+}
+
+/// Steps `scene`, returning the median step time (ms), or the failure.
+fn time_steps(scene: &mut Scene, steps: usize) -> Result<f64, String> {
+    let mut times = Vec::with_capacity(steps);
+    for step in 1..=steps {
+        let start = Instant::now();
+        scene
+            .world
+            .step(scene.h)
+            .map_err(|e| format!("step {step} failed: {e}"))?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median(&mut times))
+}
+
+fn chain_row(mut scene: Scene, solver: &str, steps: Option<usize>) -> BenchRow {
+    let steps = steps.unwrap_or(scene.steps);
+    let timed = time_steps(&mut scene, steps);
+    BenchRow {
+        scene: "S3 chain-100".to_string(),
+        variant: solver.to_string(),
+        steps,
+        median_ms: timed.as_ref().ok().copied(),
+        quality: vec![(
+            "max joint separation (m)".to_string(),
+            scene.world.max_joint_anchor_separation(),
+        )],
+        blocked: timed.err(),
+    }
+}
+
+fn spinner_row(mut scene: Scene, mode: &str, steps: Option<usize>) -> BenchRow {
+    let steps = steps.unwrap_or(scene.steps);
+    let figures = |s: &Scene| {
+        s.world
+            .body(s.bodies[0])
+            .map(|b| (b.angular_momentum().length(), b.rotational_kinetic_energy()))
+            .unwrap_or((f64::NAN, f64::NAN))
+    };
+    let (l0, e0) = figures(&scene);
+    let timed = time_steps(&mut scene, steps);
+    let (l1, e1) = figures(&scene);
+    BenchRow {
+        scene: "S5 spinner".to_string(),
+        variant: mode.to_string(),
+        steps,
+        median_ms: timed.as_ref().ok().copied(),
+        quality: vec![
+            ("rel. change of abs(L)".to_string(), (l1 - l0) / l0),
+            ("rel. change of rot. energy".to_string(), (e1 - e0) / e0),
+        ],
+        blocked: timed.err(),
+    }
+}
+
+/// The markdown table.
+pub fn table(rows: &[BenchRow]) -> Vec<String> {
+    let mut lines = vec![
+        "| scene | variant | steps | median ms/step | quality |".to_string(),
+        "| --- | --- | ---: | ---: | --- |".to_string(),
+    ];
+    for r in rows {
+        let ms = r.median_ms.map_or("-".to_string(), |m| format!("{m:.3}"));
+        let mut quality: Vec<String> = r
+            .quality
+            .iter()
+            .map(|(name, value)| format!("{name} {value:.3e}"))
+            .collect();
+        if let Some(b) = &r.blocked {
+            quality.push(format!("not run: {b}"));
+        }
+        lines.push(format!(
+            "| {} | {} | {} | {} | {} |",
+            r.scene,
+            r.variant,
+            r.steps,
+            ms,
+            quality.join("; ")
+        ));
+    }
+    lines
+}

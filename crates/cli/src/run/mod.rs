@@ -1,0 +1,342 @@
+//! `stiction run`: step a scene file and write a run directory (trajectory, statistics,
+//! joint forces, the effective scene and a summary).
+
+pub mod measure;
+pub mod record;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use crate::error::CliError;
+use crate::output::OutputArgs;
+use crate::scene::schema::{SceneFile, SolverKind};
+use crate::scene::{self, BuiltScene, SceneError};
+use measure::measure;
+use record::Recorder;
+
+/// Arguments of `stiction run`.
+#[derive(Debug, Args)]
+#[command(after_help = RUN_AFTER)]
+pub struct RunArgs {
+    /// Scene file (.toml or .json), e.g. scenes/pendulum.toml.
+    pub scene: PathBuf,
+    #[command(flatten)]
+    pub overrides: Overrides,
+    /// Output directory (created; files in it are replaced). Default: out/<scene name>.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+const RUN_AFTER: &str = "\
+Writes DIR/scene.json (the scene as run), DIR/trajectory.csv, DIR/stats.csv, \
+DIR/joint_forces.csv (if the scene's [record] asks) and DIR/summary.json; \
+docs/scene-format.md lists their columns.
+
+Exit status: 0 the run finished; 1 a step failed (the files hold every step before it); \
+2 bad input (unreadable, malformed or unphysical scene, or an element the engine does not \
+support yet), with one `error: ` line on stderr and nothing written.";
+
+/// Command-line changes to a scene's run settings.
+#[derive(Debug, Args, Clone, Default)]
+pub struct Overrides {
+    /// Number of steps to run (instead of the scene's duration).
+    #[arg(long, value_name = "N", conflicts_with = "duration")]
+    pub steps: Option<u64>,
+    /// Simulated time to run, s.
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+    /// Stepper: exact (Dantzig pivoting) or iterative (projected Gauss-Seidel).
+    #[arg(long, value_enum)]
+    pub solver: Option<SolverChoice>,
+}
+
+/// The `--solver` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SolverChoice {
+    /// Dantzig pivoting, exact to round-off.
+    Exact,
+    /// Projected Gauss-Seidel, the scene's sweep count.
+    Iterative,
+}
+
+impl Overrides {
+    /// Applies the overrides to a parsed scene (before validation, so they are checked too).
+    pub fn apply(&self, scene: &mut SceneFile) {
+        if let Some(steps) = self.steps {
+            scene.steps = Some(steps);
+            scene.duration = None;
+        }
+        if let Some(duration) = self.duration {
+            scene.duration = Some(duration);
+            scene.steps = None;
+        }
+        if let Some(solver) = self.solver {
+            scene.world.solver.kind = match solver {
+                SolverChoice::Exact => SolverKind::Exact,
+                SolverChoice::Iterative => SolverKind::Iterative,
+            };
+        }
+    }
+}
+
+/// What a finished (or stopped) run reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSummary {
+    /// Scene name.
+    pub scene: String,
+    /// The run directory.
+    pub out: PathBuf,
+    /// Bodies and joints.
+    pub bodies: usize,
+    /// Joints.
+    pub joints: usize,
+    /// Steps asked for.
+    pub steps: u64,
+    /// Steps completed.
+    pub steps_done: u64,
+    /// Step size, s.
+    pub h: f64,
+    /// Simulated time reached, s.
+    pub time: f64,
+    /// Wall time of the whole run, s.
+    pub wall_seconds: f64,
+    /// Median wall time of one step, ms.
+    pub median_step_ms: f64,
+    /// Energy at the start and the end, J.
+    pub energy_start: f64,
+    /// Energy at the end, J.
+    pub energy_end: f64,
+    /// Largest LCP residual of any step.
+    pub max_residual: f64,
+    /// Largest joint anchor separation at the end, m.
+    pub joint_error_end: f64,
+    /// Steps in which some island's solve did not reach its tolerance.
+    pub steps_with_unsolved_islands: u64,
+    /// Files written.
+    pub files: Vec<String>,
+    /// Why the run stopped early, if it did.
+    pub error: Option<String>,
+}
+
+/// Reads a scene, applies the overrides and builds it, refusing bad input before anything is
+/// written. Returns the effective scene file and the built scene.
+pub fn prepare(path: &Path, overrides: &Overrides) -> Result<(SceneFile, BuiltScene), SceneError> {
+    let mut file = scene::parse::read_scene(path)?;
+    overrides.apply(&mut file);
+    let built = scene::check_and_build(&file, &scene::parse::label(path))?;
+    Ok((file, built))
+}
+
+/// The default run directory of a scene.
+pub fn default_out(name: &str) -> PathBuf {
+    Path::new("out").join(name)
+}
+
+/// `stiction run`.
+pub fn run(args: RunArgs) -> Result<std::process::ExitCode, CliError> {
+    let (file, built) = prepare(&args.scene, &args.overrides)?;
+    let out = args.out.unwrap_or_else(|| default_out(&built.name));
+    let summary = execute(&file, built, &out, args.output.show_progress())?;
+    args.output
+        .print_summary(&summary, &summary_lines(&summary));
+    Ok(summary_exit(&summary))
+}
+
+/// Exit status 1 if the run stopped on a failed step.
+pub fn summary_exit(summary: &RunSummary) -> std::process::ExitCode {
+    if summary.error.is_some() {
+        std::process::ExitCode::from(crate::error::EXIT_FAILED)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}
+
+/// Steps a built scene, writing the run directory `out`.
+pub fn execute(
+    file: &SceneFile,
+    mut scene: BuiltScene,
+    out: &Path,
+    progress: bool,
+) -> Result<RunSummary, CliError> {
+    std::fs::create_dir_all(out).map_err(|e| CliError::write(out, e))?;
+    let scene_json = serde_json::to_string_pretty(file).map_err(std::io::Error::other);
+    let scene_json = scene_json.map_err(|e| CliError::write(out, e))?;
+    std::fs::write(out.join(record::SCENE_FILE), scene_json + "\n")
+        .map_err(|e| CliError::write(out, e))?;
+    let mut recorder = Recorder::create(out, &scene).map_err(|e| CliError::write(out, e))?;
+
+    let start = measure(&scene.world);
+    recorder
+        .record(&scene, 0, None, &start)
+        .map_err(|e| CliError::write(out, e))?;
+    let bar = Progress::new(scene.steps, progress);
+    let started = Instant::now();
+    let mut step_ms = Vec::with_capacity(scene.steps as usize);
+    let mut max_residual: f64 = 0.0;
+    let mut unsolved = 0;
+    let mut last = start;
+    let mut error = None;
+    let mut done = 0;
+    for step in 1..=scene.steps {
+        let stats = match scene.world.step(scene.h) {
+            Ok(stats) => stats.clone(),
+            Err(e) => {
+                error = Some(format!("step {step} failed: {e}"));
+                break;
+            }
+        };
+        done = step;
+        step_ms.push(stats.times.total.as_secs_f64() * 1e3);
+        max_residual = max_residual.max(stats.worst_residual);
+        unsolved += u64::from(stats.unsolved_islands > 0);
+        if step % scene.record.every == 0 || step == scene.steps {
+            last = measure(&scene.world);
+            recorder
+                .record(&scene, step, Some(&stats), &last)
+                .map_err(|e| CliError::write(out, e))?;
+        }
+        bar.tick(step, started.elapsed());
+    }
+    bar.finish();
+    recorder.finish().map_err(|e| CliError::write(out, e))?;
+    if error.is_none() {
+        last = measure(&scene.world);
+    }
+    let summary = RunSummary {
+        scene: scene.name.clone(),
+        out: out.to_path_buf(),
+        bodies: scene.bodies.len(),
+        joints: scene.joints.len(),
+        steps: scene.steps,
+        steps_done: done,
+        h: scene.h,
+        time: scene.world.time(),
+        wall_seconds: started.elapsed().as_secs_f64(),
+        median_step_ms: median(&mut step_ms),
+        energy_start: start.energy(),
+        energy_end: last.energy(),
+        max_residual,
+        joint_error_end: last.joint_error,
+        steps_with_unsolved_islands: unsolved,
+        files: written_files(&scene),
+        error,
+    };
+    let json = serde_json::to_string_pretty(&summary).map_err(std::io::Error::other);
+    let json = json.map_err(|e| CliError::write(out, e))?;
+    std::fs::write(out.join(record::SUMMARY_FILE), json + "\n")
+        .map_err(|e| CliError::write(out, e))?;
+    Ok(summary)
+}
+
+fn written_files(scene: &BuiltScene) -> Vec<String> {
+    let mut files = vec![record::SCENE_FILE.to_string()];
+    let r = &scene.record;
+    for (on, name) in [
+        (r.trajectory, record::TRAJECTORY_FILE),
+        (r.stats, record::STATS_FILE),
+        (r.joint_forces, record::JOINT_FORCES_FILE),
+    ] {
+        if on {
+            files.push(name.to_string());
+        }
+    }
+    files.push(record::SUMMARY_FILE.to_string());
+    files
+}
+
+/// The median of `values` (0 for none); sorts them.
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        0.5 * (values[mid - 1] + values[mid])
+    }
+}
+
+/// The human-readable summary.
+pub fn summary_lines(s: &RunSummary) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "{}: {} of {} steps of {:.4} s ({:.3} s simulated) in {:.2} s, median {:.3} ms/step",
+            s.scene, s.steps_done, s.steps, s.h, s.time, s.wall_seconds, s.median_step_ms
+        ),
+        format!(
+            "  {} bodies, {} joints; energy {:.6} J -> {:.6} J; worst LCP residual {:.2e}; joint error {:.2e} m",
+            s.bodies, s.joints, s.energy_start, s.energy_end, s.max_residual, s.joint_error_end
+        ),
+    ];
+    if s.steps_with_unsolved_islands > 0 {
+        lines.push(format!(
+            "  {} steps had islands solved only approximately",
+            s.steps_with_unsolved_islands
+        ));
+    }
+    lines.push(format!(
+        "  wrote {}: {}",
+        s.out.display(),
+        s.files.join(", ")
+    ));
+    if let Some(e) = &s.error {
+        lines.push(format!("  stopped: {e}"));
+    }
+    lines
+}
+
+/// A progress bar that appears only on a terminal and only once a run has taken longer than
+/// half a second, so short runs and scripts see nothing.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    shown: std::cell::Cell<bool>,
+}
+
+impl Progress {
+    const DELAY: Duration = Duration::from_millis(500);
+
+    /// A bar over `total` steps; `wanted` false (quiet, JSON) disables it.
+    pub fn new(total: u64, wanted: bool) -> Self {
+        let bar = (wanted && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+            if let Ok(style) =
+                ProgressStyle::with_template("{bar:40} {pos}/{len} steps {elapsed} (eta {eta})")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Self {
+            bar,
+            shown: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Reports `done` steps after `elapsed` wall time.
+    pub fn tick(&self, done: u64, elapsed: Duration) {
+        let Some(bar) = &self.bar else {
+            return;
+        };
+        if !self.shown.get() && elapsed > Self::DELAY {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown.set(true);
+        }
+        bar.set_position(done);
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The CSV files of a run directory. Column lists are constants so the documentation, the
+//! writers, the renderer and the tests agree.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use stiction::math::Vec3;
+use stiction::{StepStats, World};
+
+use crate::run::measure::Invariants;
+use crate::scene::BuiltScene;
+
+/// trajectory.csv: one row per body per recorded step.
+pub const TRAJECTORY_FILE: &str = "trajectory.csv";
+/// stats.csv: one row per recorded step.
+pub const STATS_FILE: &str = "stats.csv";
+/// joint_forces.csv: one row per joint per recorded step.
+pub const JOINT_FORCES_FILE: &str = "joint_forces.csv";
+/// The effective scene (after command-line overrides) as JSON.
+pub const SCENE_FILE: &str = "scene.json";
+/// The run summary as JSON.
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// Columns of trajectory.csv: centre-of-mass position (m), orientation quaternion, linear
+/// (m/s) and angular (rad/s) velocity, world frame.
+pub const TRAJECTORY_COLUMNS: &[&str] = &[
+    "step", "time", "body", "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy",
+    "wz",
+];
+
+/// Columns of stats.csv.
+pub const STATS_COLUMNS: &[&str] = &[
+    "step",
+    "time",
+    "wall_ms",
+    "forces_ms",
+    "rows_ms",
+    "islands_ms",
+    "solve_ms",
+    "integration_ms",
+    "post_stabilization_ms",
+    "rows",
+    "islands",
+    "pivots",
+    "sweeps",
+    "residual",
+    "unsolved_islands",
+    "fallbacks",
+    "kinetic_energy",
+    "potential_energy",
+    "energy",
+    "momentum_x",
+    "momentum_y",
+    "momentum_z",
+    "angular_momentum_x",
+    "angular_momentum_y",
+    "angular_momentum_z",
+    "max_penetration",
+    "max_joint_error",
+];
+
+/// Columns of joint_forces.csv: force (N) and torque (N m, about each body's centre of mass)
+/// the joint applied to each body, world frame.
+pub const JOINT_FORCE_COLUMNS: &[&str] = &[
+    "step",
+    "time",
+    "joint",
+    "body_a",
+    "body_b",
+    "force_a_x",
+    "force_a_y",
+    "force_a_z",
+    "torque_a_x",
+    "torque_a_y",
+    "torque_a_z",
+    "force_b_x",
+    "force_b_y",
+    "force_b_z",
+    "torque_b_x",
+    "torque_b_y",
+    "torque_b_z",
+];
+
+/// The open CSV writers of one run.
+pub struct Recorder {
+    trajectory: Option<BufWriter<File>>,
+    stats: Option<BufWriter<File>>,
+    joint_forces: Option<BufWriter<File>>,
+}
+
+fn create(dir: &Path, name: &str, columns: &[&str]) -> std::io::Result<BufWriter<File>> {
+    let mut out = BufWriter::new(File::create(dir.join(name))?);
+    writeln!(out, "{}", columns.join(","))?;
+    Ok(out)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn vector(v: Vec3) -> String {
+    format!("{},{},{}", v.x, v.y, v.z)
+}
+
+impl Recorder {
+    /// Creates the files the scene's `record` settings ask for in `dir` (which exists).
+    pub fn create(dir: &Path, scene: &BuiltScene) -> std::io::Result<Self> {
+        let record = &scene.record;
+        Ok(Self {
+            trajectory: record
+                .trajectory
+                .then(|| create(dir, TRAJECTORY_FILE, TRAJECTORY_COLUMNS))
+                .transpose()?,
+            stats: record
+                .stats
+                .then(|| create(dir, STATS_FILE, STATS_COLUMNS))
+                .transpose()?,
+            joint_forces: record
+                .joint_forces
+                .then(|| create(dir, JOINT_FORCES_FILE, JOINT_FORCE_COLUMNS))
+                .transpose()?,
+        })
+    }
+
+    /// Writes one recorded step. `stats` is `None` for the initial state (step 0).
+    pub fn record(
+        &mut self,
+        scene: &BuiltScene,
+        step: u64,
+        stats: Option<&StepStats>,
+        invariants: &Invariants,
+    ) -> std::io::Result<()> {
+        let world: &World = &scene.world;
+        let time = world.time();
+        if let Some(out) = &mut self.trajectory {
+            for body in &scene.bodies {
+                let Ok(b) = world.body(body.handle) else {
+                    continue;
+                };
+                let q = b.orientation();
+                writeln!(
+                    out,
+                    "{step},{time},{},{},{},{},{},{},{},{}",
+                    body.name,
+                    vector(b.position()),
+                    q.w,
+                    q.x,
+                    q.y,
+                    q.z,
+                    vector(b.linear_velocity()),
+                    vector(b.angular_velocity()),
+                )?;
+            }
+        }
+        if let Some(out) = &mut self.stats {
+            let empty = StepStats::default();
+            let s = stats.unwrap_or(&empty);
+            let t = &s.times;
+            writeln!(
+                out,
+                "{step},{time},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},0,{}",
+                ms(t.total),
+                ms(t.forces),
+                ms(t.rows),
+                ms(t.islands),
+                ms(t.solve),
+                ms(t.integration),
+                ms(t.post_stabilization),
+                s.rows,
+                s.islands,
+                s.pivots,
+                s.sweeps,
+                s.worst_residual,
+                s.unsolved_islands,
+                s.fallbacks,
+                invariants.kinetic,
+                invariants.potential,
+                invariants.energy(),
+                vector(invariants.momentum),
+                vector(invariants.angular_momentum),
+                invariants.joint_error,
+            )?;
+        }
+        if let Some(out) = &mut self.joint_forces {
+            for joint in &scene.joints {
+                let Ok(j) = world.joint(joint.handle) else {
+                    continue;
+                };
+                let name_of = |h| {
+                    scene
+                        .bodies
+                        .iter()
+                        .find(|b| b.handle == h)
+                        .map_or("?", |b| b.name.as_str())
+                };
+                let body_b = j.body_b().map_or("world", name_of);
+                let f = j.feedback();
+                writeln!(
+                    out,
+                    "{step},{time},{},{},{},{},{},{},{}",
+                    joint.name,
+                    name_of(j.body_a()),
+                    body_b,
+                    vector(f.force_a),
+                    vector(f.torque_a),
+                    vector(f.force_b),
+                    vector(f.torque_b),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes every file.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        for out in [
+            &mut self.trajectory,
+            &mut self.stats,
+            &mut self.joint_forces,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            out.flush()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,430 @@
+//! The one place where a scene file meets the engine: a validated [`SceneFile`] becomes a
+//! [`stiction::World`] plus what the runner and renderer need (names, shapes, step size).
+//!
+//! Elements the engine cannot represent yet are refused with
+//! [`FieldError::Unsupported`] naming the element, never skipped: a run always simulates
+//! the whole file. Each such refusal is one match arm or check below, so adding an engine
+//! feature means replacing that arm with the engine call.
+
+use stiction::math::{Quat, Vec3};
+use stiction::{
+    BodyHandle, BodyKind, ExactSettings, GyroscopicMode, IterativeSettings, JointHandle,
+    MassProperties, PostStabilization, RigidBodyBuilder, Softness, Solver, World, WorldSettings,
+};
+
+use crate::scene::error::FieldError;
+use crate::scene::schema::{
+    AxisAngle, BodyDesc, BodyKindDesc, GyroscopicDesc, JointDesc, JointKindDesc, RecordDesc,
+    RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverKind, WORLD,
+};
+
+/// The density of a body that gives neither mass nor density, kg/m^3 (water).
+pub const DEFAULT_DENSITY: f64 = 1000.0;
+
+/// A shape's geometry, as the renderer draws it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Geometry {
+    /// Half extents, m.
+    Box(Vec3),
+    /// Radius, m.
+    Sphere(f64),
+    /// Radius and half height (along local z), m.
+    Capsule(f64, f64),
+    /// Radius and half height (along local z), m.
+    Cylinder(f64, f64),
+    /// The plane z = 0 of the shape frame.
+    Plane,
+}
+
+/// A shape placed in the engine's body frame (origin at the centre of mass).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlacedShape {
+    /// What it is.
+    pub geometry: Geometry,
+    /// Position in the body frame, m.
+    pub offset: Vec3,
+    /// Orientation in the body frame.
+    pub rotation: Quat,
+}
+
+/// A body of the built scene.
+#[derive(Debug, Clone)]
+pub struct BuiltBody {
+    /// Its name in the file.
+    pub name: String,
+    /// Its engine handle.
+    pub handle: BodyHandle,
+    /// Dynamic, kinematic or static.
+    pub kind: BodyKind,
+    /// Shapes relative to the engine body frame.
+    pub shapes: Vec<PlacedShape>,
+    /// Display colour, if the file gives one.
+    pub color: Option<[f64; 3]>,
+}
+
+/// A joint of the built scene.
+#[derive(Debug, Clone)]
+pub struct BuiltJoint {
+    /// Its name in the file, or `joint<i>`.
+    pub name: String,
+    /// Its engine handle.
+    pub handle: JointHandle,
+}
+
+/// A scene ready to step.
+#[derive(Debug, Clone)]
+pub struct BuiltScene {
+    /// Scene name.
+    pub name: String,
+    /// The world.
+    pub world: World,
+    /// Step size, s.
+    pub h: f64,
+    /// Steps the file asks for (from `steps` or `duration`; 600 if neither).
+    pub steps: u64,
+    /// Bodies in file order.
+    pub bodies: Vec<BuiltBody>,
+    /// Joints in file order.
+    pub joints: Vec<BuiltJoint>,
+    /// What to record.
+    pub record: RecordDesc,
+    /// Camera and frames.
+    pub render: RenderDesc,
+}
+
+/// Steps run when the file gives neither `steps` nor `duration`.
+pub const DEFAULT_STEPS: u64 = 600;
+
+/// Builds a validated scene. `fallback_name` names a scene whose file has no `name`.
+pub fn build(scene: &SceneFile, fallback_name: &str) -> Result<BuiltScene, FieldError> {
+    check_engine_support(scene)?;
+    let mut world = World::with_settings(world_settings(scene))
+        .map_err(|e| FieldError::invalid("world", e.to_string()))?;
+    let mode = gyroscopic(scene.world.gyroscopic);
+    let mut bodies = Vec::with_capacity(scene.bodies.len());
+    for (i, desc) in scene.bodies.iter().enumerate() {
+        let path = format!("bodies[{i}]");
+        bodies.push(build_body(&mut world, desc, mode, &path)?);
+    }
+    let mut joints = Vec::with_capacity(scene.joints.len());
+    for (i, desc) in scene.joints.iter().enumerate() {
+        let path = format!("joints[{i}]");
+        let handle = build_joint(&mut world, desc, &bodies, scene, &path)?;
+        let name = desc.name.clone().unwrap_or_else(|| format!("joint{i}"));
+        joints.push(BuiltJoint { name, handle });
+    }
+    let h = scene.world.step;
+    let steps = match (scene.steps, scene.duration) {
+        (Some(steps), _) => steps,
+        (None, Some(duration)) => steps_for(duration, h),
+        (None, None) => DEFAULT_STEPS,
+    };
+    Ok(BuiltScene {
+        name: scene
+            .name
+            .clone()
+            .unwrap_or_else(|| fallback_name.to_string()),
+        world,
+        h,
+        steps,
+        bodies,
+        joints,
+        record: scene.record.clone(),
+        render: scene.render.clone(),
+    })
+}
+
+/// The number of steps of size `h` covering `duration` seconds (at least 1).
+pub fn steps_for(duration: f64, h: f64) -> u64 {
+    // The small slack keeps 1.0 / (1/60) at 60 despite rounding.
+    ((duration / h) - 1e-9).ceil().max(1.0) as u64
+}
+
+/// Refuses what this engine build cannot simulate. Today: collision detection and contacts,
+/// sleeping, joint types other than ball and hinge, joint limits and motors.
+fn check_engine_support(scene: &SceneFile) -> Result<(), FieldError> {
+    if scene.world.sleeping {
+        return Err(FieldError::unsupported(
+            "world.sleeping",
+            "the engine has no sleeping yet; set world.sleeping = false",
+        ));
+    }
+    if scene.record.contact_forces {
+        return Err(FieldError::unsupported(
+            "record.contact_forces",
+            "the engine has no contacts yet",
+        ));
+    }
+    if scene.world.contacts {
+        if let Some(path) = first_colliding_pair(scene) {
+            return Err(FieldError::unsupported(
+                path,
+                "this scene needs contacts and the engine has no collision detection yet \
+                 (set world.contacts = false to run it without contacts)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The path of the second shape that could touch another body's, if any: two colliding
+/// shapes on different bodies, one of them not static.
+fn first_colliding_pair(scene: &SceneFile) -> Option<String> {
+    let mut seen_any = false;
+    let mut seen_movable = false;
+    for (i, body) in scene.bodies.iter().enumerate() {
+        let Some(j) = body.shapes.iter().position(|s| s.collide) else {
+            continue;
+        };
+        let movable = body.kind != BodyKindDesc::Static;
+        if seen_movable || (seen_any && movable) {
+            return Some(format!("bodies[{i}].shapes[{j}]"));
+        }
+        seen_any = true;
+        seen_movable |= movable;
+    }
+    None
+}
+
+fn world_settings(scene: &SceneFile) -> WorldSettings {
+    let world = &scene.world;
+    let iterative = IterativeSettings {
+        iterations: world.solver.iterations as usize,
+        omega: world.solver.omega,
+        tolerance: world.solver.tolerance,
+        warm_start: world.solver.warm_start,
+    };
+    let solver = match world.solver.kind {
+        SolverKind::Exact => Solver::Exact(ExactSettings::default()),
+        SolverKind::Iterative => Solver::Iterative(iterative),
+    };
+    let post_stabilization = if world.post_stabilization {
+        PostStabilization::default()
+    } else {
+        PostStabilization::OFF
+    };
+    WorldSettings {
+        gravity: Vec3::from_array(world.gravity),
+        solver,
+        softness: Softness {
+            erp: world.erp,
+            cfm: world.cfm,
+        },
+        post_stabilization,
+        ..WorldSettings::default()
+    }
+}
+
+fn gyroscopic(mode: GyroscopicDesc) -> GyroscopicMode {
+    match mode {
+        GyroscopicDesc::None => GyroscopicMode::None,
+        GyroscopicDesc::Explicit => GyroscopicMode::Explicit,
+        GyroscopicDesc::Implicit => GyroscopicMode::Implicit,
+        GyroscopicDesc::Conserving => GyroscopicMode::Conserving,
+    }
+}
+
+/// A rotation from the file's quaternion `[w, x, y, z]` or axis and angle.
+pub fn rotation(quaternion: Option<[f64; 4]>, axis_angle: Option<&AxisAngle>) -> Quat {
+    if let Some([w, x, y, z]) = quaternion {
+        return Quat::from_xyzw(x, y, z, w).normalize();
+    }
+    if let Some(r) = axis_angle {
+        return Quat::from_axis_angle(Vec3::from_array(r.axis).normalize(), r.degrees.to_radians());
+    }
+    Quat::IDENTITY
+}
+
+fn geometry(shape: &ShapeDesc) -> Geometry {
+    // Validation guarantees the fields each type needs.
+    let radius = shape.radius.unwrap_or(0.0);
+    let half_height = shape.half_height.unwrap_or(0.0);
+    match shape.kind {
+        ShapeKind::Box => Geometry::Box(Vec3::from_array(shape.half_extents.unwrap_or_default())),
+        ShapeKind::Sphere => Geometry::Sphere(radius),
+        ShapeKind::Capsule => Geometry::Capsule(radius, half_height),
+        ShapeKind::Cylinder => Geometry::Cylinder(radius, half_height),
+        ShapeKind::Plane => Geometry::Plane,
+    }
+}
+
+/// Mass properties of one shape at `density`, in the body frame; `None` for a plane.
+fn shape_mass(shape: &PlacedShape, density: f64) -> Option<Result<MassProperties, String>> {
+    let local = match shape.geometry {
+        Geometry::Box(half) => MassProperties::cuboid(half, density),
+        Geometry::Sphere(r) => MassProperties::sphere(r, density),
+        Geometry::Capsule(r, hh) => MassProperties::capsule(hh, r, density),
+        Geometry::Cylinder(r, hh) => MassProperties::cylinder(hh, r, density),
+        Geometry::Plane => return None,
+    };
+    Some(
+        local
+            .and_then(|m| m.rotated(shape.rotation))
+            .and_then(|m| m.translated(shape.offset))
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// The body's mass properties in the file's body frame (centre possibly off the origin).
+fn body_mass(
+    desc: &BodyDesc,
+    shapes: &[PlacedShape],
+    path: &str,
+) -> Result<MassProperties, FieldError> {
+    let density = desc.density.unwrap_or(DEFAULT_DENSITY);
+    let mut total: Option<MassProperties> = None;
+    for (j, shape) in shapes.iter().enumerate() {
+        let Some(mass) = shape_mass(shape, density) else {
+            continue;
+        };
+        let mass = mass.map_err(|e| FieldError::invalid(format!("{path}.shapes[{j}]"), e))?;
+        total = Some(match total {
+            None => mass,
+            Some(t) => t
+                .combined(&mass)
+                .map_err(|e| FieldError::invalid(format!("{path}.shapes"), e.to_string()))?,
+        });
+    }
+    let invalid = |field: &str, e: stiction::MassPropertiesError| {
+        FieldError::invalid(format!("{path}.{field}"), e.to_string())
+    };
+    match (total, desc.mass, desc.inertia) {
+        (None, mass, inertia) => {
+            // Validation made sure a dynamic body has both; others get a nominal 1 kg ball.
+            let mass = mass.unwrap_or(1.0);
+            let moments = inertia.map_or(Vec3::splat(0.1 * mass), Vec3::from_array);
+            MassProperties::from_principal(mass, moments).map_err(|e| invalid("inertia", e))
+        }
+        (Some(shapes), mass, inertia) => {
+            let mass = mass.unwrap_or(shapes.mass());
+            let tensor = match inertia {
+                Some(moments) => stiction::math::Mat3::from_diagonal(Vec3::from_array(moments)),
+                None => shapes.inertia() * (mass / shapes.mass()),
+            };
+            MassProperties::new(mass, shapes.center(), tensor).map_err(|e| invalid("mass", e))
+        }
+    }
+}
+
+fn build_body(
+    world: &mut World,
+    desc: &BodyDesc,
+    default_mode: GyroscopicMode,
+    path: &str,
+) -> Result<BuiltBody, FieldError> {
+    let mut shapes: Vec<PlacedShape> = desc
+        .shapes
+        .iter()
+        .map(|s| PlacedShape {
+            geometry: geometry(s),
+            offset: Vec3::from_array(s.offset),
+            rotation: rotation(s.orientation, s.axis_angle.as_ref()),
+        })
+        .collect();
+    let mass = body_mass(desc, &shapes, path)?;
+    let orientation = rotation(desc.orientation, desc.axis_angle.as_ref());
+    let kind = match desc.kind {
+        BodyKindDesc::Dynamic => BodyKind::Dynamic,
+        BodyKindDesc::Kinematic => BodyKind::Kinematic,
+        BodyKindDesc::Static => BodyKind::Static,
+    };
+    // The engine's body frame has its origin at the centre of mass; only dynamic bodies are
+    // moved there, so kinematic bodies turn about the point the file placed.
+    let center = if kind == BodyKind::Dynamic {
+        mass.center()
+    } else {
+        Vec3::ZERO
+    };
+    for shape in &mut shapes {
+        shape.offset -= center;
+    }
+    let mass = MassProperties::new(mass.mass(), Vec3::ZERO, mass.inertia())
+        .map_err(|e| FieldError::invalid(format!("{path}.mass"), e.to_string()))?;
+    let mut builder = RigidBodyBuilder::new(kind)
+        .mass_properties(mass)
+        .position(Vec3::from_array(desc.position) + orientation * center)
+        .orientation(orientation)
+        .linear_velocity(Vec3::from_array(desc.linear_velocity))
+        .gravity(desc.gravity)
+        .linear_damping(desc.linear_damping)
+        .angular_damping(desc.angular_damping)
+        .gyroscopic_mode(desc.gyroscopic.map_or(default_mode, gyroscopic));
+    if let Some(w) = desc.angular_velocity {
+        builder = builder.angular_velocity(Vec3::from_array(w));
+    }
+    if let Some(w) = desc.angular_velocity_body {
+        builder = builder.angular_velocity_body(Vec3::from_array(w));
+    }
+    let body = builder
+        .build()
+        .map_err(|e| FieldError::invalid(path.to_string(), e.to_string()))?;
+    Ok(BuiltBody {
+        name: desc.name.clone(),
+        handle: world.add_body(body),
+        kind,
+        shapes,
+        color: desc.color,
+    })
+}
+
+fn build_joint(
+    world: &mut World,
+    desc: &JointDesc,
+    bodies: &[BuiltBody],
+    scene: &SceneFile,
+    path: &str,
+) -> Result<JointHandle, FieldError> {
+    let handle_of = |name: &str| bodies.iter().find(|b| b.name == name).map(|b| b.handle);
+    // Validation checked both names.
+    let body_a = handle_of(&desc.body_a)
+        .ok_or_else(|| FieldError::invalid(format!("{path}.body_a"), "unknown body"))?;
+    let body_b = if desc.body_b == WORLD {
+        None
+    } else {
+        Some(
+            handle_of(&desc.body_b)
+                .ok_or_else(|| FieldError::invalid(format!("{path}.body_b"), "unknown body"))?,
+        )
+    };
+    if desc.limits.is_some() {
+        return Err(FieldError::unsupported(
+            format!("{path}.limits"),
+            "the engine has no joint limits yet",
+        ));
+    }
+    if desc.motor.is_some() {
+        return Err(FieldError::unsupported(
+            format!("{path}.motor"),
+            "the engine has no joint motors yet",
+        ));
+    }
+    let anchor = Vec3::from_array(desc.anchor.unwrap_or_default());
+    let engine = |e: stiction::WorldError| FieldError::invalid(path.to_string(), e.to_string());
+    let handle = match desc.kind {
+        JointKindDesc::Ball => world
+            .add_ball_joint(body_a, body_b, anchor)
+            .map_err(engine)?,
+        JointKindDesc::Hinge => {
+            let axis = Vec3::from_array(desc.axis.unwrap_or_default());
+            world
+                .add_hinge_joint(body_a, body_b, anchor, axis)
+                .map_err(engine)?
+        }
+        other => {
+            return Err(FieldError::unsupported(
+                format!("{path}.type"),
+                format!("the engine has no {other:?} joint yet").to_lowercase(),
+            ))
+        }
+    };
+    let joint = world.joint_mut(handle).map_err(engine)?;
+    joint.set_post_stabilize(desc.post_stabilize && scene.world.post_stabilization);
+    if desc.erp.is_some() || desc.cfm.is_some() {
+        let softness = Softness {
+            erp: desc.erp.unwrap_or(scene.world.erp),
+            cfm: desc.cfm.unwrap_or(scene.world.cfm),
+        };
+        joint.set_softness(Some(softness)).map_err(engine)?;
+    }
+    Ok(handle)
+}

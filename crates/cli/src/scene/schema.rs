@@ -1,0 +1,449 @@
+//! The scene file schema: plain serde data, the same for TOML and JSON.
+//!
+//! Every struct refuses unknown fields, so a misspelt key is reported with its line and
+//! column instead of being ignored. Physical rules (positive mass, unit-able axes, known
+//! body names) are checked afterwards by [`crate::scene::validate`], which names the field
+//! path. docs/scene-format.md documents every field with its unit and default.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// A 3-vector in a scene file: `[x, y, z]`.
+pub type Vector = [f64; 3];
+
+/// A whole scene file.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    /// Short name, used for the default output folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// One or two sentences on what the scene shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Simulated time to run, s (exclusive with `steps`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// Number of steps to run (exclusive with `duration`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u64>,
+    /// Gravity, step size, solver and the other world settings.
+    #[serde(default)]
+    pub world: WorldDesc,
+    /// Named surface materials that shapes refer to.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub materials: BTreeMap<String, MaterialDesc>,
+    /// The bodies, in order.
+    #[serde(default)]
+    pub bodies: Vec<BodyDesc>,
+    /// The joints, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joints: Vec<JointDesc>,
+    /// What `stiction run` writes.
+    #[serde(default)]
+    pub record: RecordDesc,
+    /// Camera and frames of `stiction render`.
+    #[serde(default)]
+    pub render: RenderDesc,
+}
+
+/// World settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorldDesc {
+    /// m/s^2, world frame; default `[0, 0, -9.81]`.
+    pub gravity: Vector,
+    /// Step size h, s; default 1/60.
+    pub step: f64,
+    /// The stepper and its parameters.
+    pub solver: SolverDesc,
+    /// Error reduction parameter of every row, in `[0, 1]`; default 0.2.
+    pub erp: f64,
+    /// Constraint force mixing of every row, `>= 0`; default `1e-5`.
+    pub cfm: f64,
+    /// Default gyroscopic mode of the bodies; default `implicit`.
+    pub gyroscopic: GyroscopicDesc,
+    /// Position-level projection of joint errors after each step; default true.
+    pub post_stabilization: bool,
+    /// Collision detection between shapes; default true.
+    pub contacts: bool,
+    /// Put resting bodies to sleep; default false.
+    pub sleeping: bool,
+}
+
+impl Default for WorldDesc {
+    fn default() -> Self {
+        Self {
+            gravity: [0.0, 0.0, -9.81],
+            step: 1.0 / 60.0,
+            solver: SolverDesc::default(),
+            erp: 0.2,
+            cfm: 1e-5,
+            gyroscopic: GyroscopicDesc::Implicit,
+            post_stabilization: true,
+            contacts: true,
+            sleeping: false,
+        }
+    }
+}
+
+/// Which stepper and how it iterates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SolverDesc {
+    /// `exact` (Dantzig) or `iterative` (projected Gauss-Seidel); default `exact`.
+    #[serde(rename = "type")]
+    pub kind: SolverKind,
+    /// Gauss-Seidel sweeps per step (`iterative`), `>= 1`; default 20.
+    pub iterations: u64,
+    /// SOR relaxation factor (`iterative`), in `(0, 2)`; default 1.
+    pub omega: f64,
+    /// Early-stop tolerance of the sweeps (`iterative`), `>= 0`; default 0 (never stop early).
+    pub tolerance: f64,
+    /// Start each step from the last step's forces (`iterative`); default true.
+    pub warm_start: bool,
+}
+
+impl Default for SolverDesc {
+    fn default() -> Self {
+        Self {
+            kind: SolverKind::Exact,
+            iterations: 20,
+            omega: 1.0,
+            tolerance: 0.0,
+            warm_start: true,
+        }
+    }
+}
+
+/// The two steppers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolverKind {
+    /// Dantzig pivoting per island.
+    #[default]
+    Exact,
+    /// Projected Gauss-Seidel sweeps.
+    Iterative,
+}
+
+/// The engine's gyroscopic modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GyroscopicDesc {
+    /// Drop `w x I w`.
+    None,
+    /// ODE's explicit term.
+    Explicit,
+    /// Linearised implicit step (the engine's default).
+    #[default]
+    Implicit,
+    /// Implicit midpoint: conserves |L| and energy.
+    Conserving,
+}
+
+/// A surface material.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MaterialDesc {
+    /// Coulomb friction coefficient, `>= 0`; default 0.5.
+    pub friction: f64,
+    /// Coefficient of restitution, in `[0, 1]`; default 0.
+    pub restitution: f64,
+}
+
+impl Default for MaterialDesc {
+    fn default() -> Self {
+        Self {
+            friction: 0.5,
+            restitution: 0.0,
+        }
+    }
+}
+
+/// How a body takes part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyKindDesc {
+    /// Moved by forces and constraints.
+    #[default]
+    Dynamic,
+    /// Moved only by its given velocity.
+    Kinematic,
+    /// Never moves.
+    Static,
+}
+
+/// A rotation: a unit quaternion `[w, x, y, z]`, or an axis and an angle in degrees.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisAngle {
+    /// Rotation axis (any non-zero length).
+    pub axis: Vector,
+    /// Angle, degrees, right-handed about `axis`.
+    pub degrees: f64,
+}
+
+/// A body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodyDesc {
+    /// Unique name; joints refer to it.
+    pub name: String,
+    /// `dynamic` (default), `kinematic` or `static`.
+    #[serde(default)]
+    pub kind: BodyKindDesc,
+    /// World position of the body frame's origin, m; default `[0, 0, 0]`.
+    #[serde(default)]
+    pub position: Vector,
+    /// Orientation as a quaternion `[w, x, y, z]` (normalised on load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<[f64; 4]>,
+    /// Orientation as an axis and angle (exclusive with `orientation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis_angle: Option<AxisAngle>,
+    /// Velocity of the centre of mass, m/s, world frame.
+    #[serde(default)]
+    pub linear_velocity: Vector,
+    /// Angular velocity, rad/s, world frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angular_velocity: Option<Vector>,
+    /// Angular velocity, rad/s, body frame (exclusive with `angular_velocity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angular_velocity_body: Option<Vector>,
+    /// Total mass, kg (exclusive with `density`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mass: Option<f64>,
+    /// Density of every shape, kg/m^3 (exclusive with `mass`); default 1000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub density: Option<f64>,
+    /// Principal moments of inertia about the centre of mass, kg m^2, body axes: for a
+    /// body without shapes (needs `mass`), or to override the shapes' inertia.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inertia: Option<Vector>,
+    /// Shapes fixed in the body frame.
+    #[serde(default)]
+    pub shapes: Vec<ShapeDesc>,
+    /// Whether gravity acts on the body; default true.
+    #[serde(default = "yes")]
+    pub gravity: bool,
+    /// Linear damping, 1/s, `>= 0`; default 0.
+    #[serde(default)]
+    pub linear_damping: f64,
+    /// Angular damping, 1/s, `>= 0`; default 0.
+    #[serde(default)]
+    pub angular_damping: f64,
+    /// This body's gyroscopic mode; default the world's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gyroscopic: Option<GyroscopicDesc>,
+    /// Display colour `[r, g, b]` in `[0, 1]`; default from a palette.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<Vector>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Shape types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShapeKind {
+    /// A box: `half_extents`.
+    #[default]
+    Box,
+    /// A sphere: `radius`.
+    Sphere,
+    /// A capsule along the shape's z axis: `radius`, `half_height`.
+    Capsule,
+    /// A cylinder along the shape's z axis: `radius`, `half_height`.
+    Cylinder,
+    /// The half-space below a plane through the shape's origin with the shape's z axis as
+    /// outward normal (static bodies only).
+    Plane,
+}
+
+/// One shape of a body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeDesc {
+    /// `box`, `sphere`, `capsule`, `cylinder` or `plane`.
+    #[serde(rename = "type")]
+    pub kind: ShapeKind,
+    /// Box half extents, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_extents: Option<Vector>,
+    /// Sphere, capsule or cylinder radius, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// Half the axis length of a cylinder, or half the distance between a capsule's cap
+    /// centres, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_height: Option<f64>,
+    /// Position in the body frame, m; default `[0, 0, 0]`.
+    #[serde(default)]
+    pub offset: Vector,
+    /// Orientation in the body frame, quaternion `[w, x, y, z]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<[f64; 4]>,
+    /// Orientation in the body frame as an axis and angle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis_angle: Option<AxisAngle>,
+    /// Name of a material in `[materials]`; default friction 0.5, restitution 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<String>,
+    /// Whether the shape collides; default true.
+    #[serde(default = "yes")]
+    pub collide: bool,
+}
+
+/// Joint types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JointKindDesc {
+    /// Ball and socket: `anchor`.
+    #[default]
+    Ball,
+    /// Hinge: `anchor`, `axis`.
+    Hinge,
+    /// Slider (prismatic): `axis`.
+    Slider,
+    /// Fixed (weld): `anchor`.
+    Fixed,
+    /// Universal: `anchor`, `axis` (on A), `axis2` (on B).
+    Universal,
+    /// Hinge-2 (a car wheel): `anchor`, `axis` (steering, on A), `axis2` (wheel, on B).
+    Hinge2,
+    /// Distance: `anchor` on A, `anchor_b` on B, optional `length`.
+    Distance,
+}
+
+/// A joint limit: bounds on the joint's angle (rad) or position (m).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitDesc {
+    /// Lower bound, rad or m.
+    pub lower: f64,
+    /// Upper bound, rad or m, `>= lower`.
+    pub upper: f64,
+}
+
+/// A joint motor: drives the joint's rate toward `velocity` with at most `max_force`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MotorDesc {
+    /// Target rate, rad/s or m/s.
+    pub velocity: f64,
+    /// Largest force or torque the motor may apply, N or N m, `>= 0`.
+    pub max_force: f64,
+}
+
+/// A joint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointDesc {
+    /// Optional name, used in the joint force output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The joint type.
+    #[serde(rename = "type")]
+    pub kind: JointKindDesc,
+    /// First body's name.
+    pub body_a: String,
+    /// Second body's name, or `world` (the default) for the static world.
+    #[serde(default = "world_name")]
+    pub body_b: String,
+    /// World point of the joint in the initial configuration, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<Vector>,
+    /// Second world point (distance joints: the anchor on B), m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor_b: Option<Vector>,
+    /// Joint axis, world frame (any non-zero length).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis: Option<Vector>,
+    /// Second axis (universal, hinge-2), world frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis2: Option<Vector>,
+    /// Rest length of a distance joint, m; default the initial distance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<f64>,
+    /// Limit on the joint coordinate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<LimitDesc>,
+    /// Motor on the joint coordinate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motor: Option<MotorDesc>,
+    /// This joint's ERP; default the world's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub erp: Option<f64>,
+    /// This joint's CFM; default the world's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cfm: Option<f64>,
+    /// Post-stabilise this joint; default true.
+    #[serde(default = "yes")]
+    pub post_stabilize: bool,
+    /// Whether the two joined bodies may still collide with each other; default false.
+    #[serde(default)]
+    pub collide_connected: bool,
+}
+
+/// The name that stands for the static world in `body_b`.
+pub const WORLD: &str = "world";
+
+fn world_name() -> String {
+    WORLD.to_string()
+}
+
+/// What `stiction run` writes besides the summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordDesc {
+    /// Record every this many steps (`>= 1`); default 1.
+    pub every: u64,
+    /// trajectory.csv; default true.
+    pub trajectory: bool,
+    /// stats.csv; default true.
+    pub stats: bool,
+    /// joint_forces.csv; default false.
+    pub joint_forces: bool,
+    /// contact_forces.csv; default false.
+    pub contact_forces: bool,
+}
+
+impl Default for RecordDesc {
+    fn default() -> Self {
+        Self {
+            every: 1,
+            trajectory: true,
+            stats: true,
+            joint_forces: false,
+            contact_forces: false,
+        }
+    }
+}
+
+/// Camera and frames of `stiction render`; every field can be overridden on the command line.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderDesc {
+    /// Camera position, m; default: fitted to the motion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eye: Option<Vector>,
+    /// Point the camera looks at, m; default: the centre of the motion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Vector>,
+    /// Vertical field of view, degrees; default 40.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fov: Option<f64>,
+    /// Image width, pixels; default 480.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    /// Image height, pixels; default 360.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// Number of GIF frames; default 60.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<u32>,
+}

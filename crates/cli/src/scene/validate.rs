@@ -1,0 +1,487 @@
+//! The physical rules of a scene file, checked in file order so the error names the first
+//! field that breaks one, by its path (`bodies[3].shapes[0].half_extents`).
+//!
+//! Everything the engine would refuse is caught here first, so a user reads the field to
+//! change instead of an engine message; [`crate::scene::build`] only adds what the engine
+//! build cannot do yet (unsupported features).
+
+use std::collections::{BTreeMap, HashSet};
+
+use crate::scene::error::FieldError;
+use crate::scene::schema::{
+    AxisAngle, BodyDesc, BodyKindDesc, JointDesc, JointKindDesc, MaterialDesc, RecordDesc,
+    RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverDesc, Vector, WorldDesc, WORLD,
+};
+
+type Check = Result<(), FieldError>;
+
+/// Checks every rule; the first broken one is returned.
+pub fn validate(scene: &SceneFile) -> Check {
+    if scene.duration.is_some() && scene.steps.is_some() {
+        return Err(FieldError::invalid(
+            "duration",
+            "set either duration or steps, not both",
+        ));
+    }
+    if let Some(duration) = scene.duration {
+        positive("duration", duration)?;
+    }
+    if scene.steps == Some(0) {
+        return Err(FieldError::invalid("steps", "must be at least 1, got 0"));
+    }
+    world(&scene.world)?;
+    for (name, material) in &scene.materials {
+        self::material(&format!("materials.{name}"), material)?;
+    }
+    let mut names = HashSet::new();
+    for (i, body) in scene.bodies.iter().enumerate() {
+        let path = format!("bodies[{i}]");
+        self::body(&path, body, &scene.materials)?;
+        if !names.insert(body.name.as_str()) {
+            return Err(FieldError::invalid(
+                format!("{path}.name"),
+                format!("body names must be unique: `{}` is used twice", body.name),
+            ));
+        }
+    }
+    for (i, joint) in scene.joints.iter().enumerate() {
+        self::joint(&format!("joints[{i}]"), joint, &names)?;
+    }
+    record(&scene.record)?;
+    render(&scene.render)
+}
+
+fn world(world: &WorldDesc) -> Check {
+    finite_vector("world.gravity", world.gravity)?;
+    positive("world.step", world.step)?;
+    solver(&world.solver)?;
+    if !(world.erp.is_finite() && (0.0..=1.0).contains(&world.erp)) {
+        return Err(FieldError::invalid(
+            "world.erp",
+            format!("must be finite and in [0, 1], got {}", world.erp),
+        ));
+    }
+    non_negative("world.cfm", world.cfm)
+}
+
+fn solver(solver: &SolverDesc) -> Check {
+    if solver.iterations == 0 {
+        return Err(FieldError::invalid(
+            "world.solver.iterations",
+            "must be at least 1, got 0",
+        ));
+    }
+    if !(solver.omega > 0.0 && solver.omega < 2.0) {
+        return Err(FieldError::invalid(
+            "world.solver.omega",
+            format!("must lie in (0, 2), got {}", solver.omega),
+        ));
+    }
+    non_negative("world.solver.tolerance", solver.tolerance)
+}
+
+fn material(path: &str, material: &MaterialDesc) -> Check {
+    non_negative(&format!("{path}.friction"), material.friction)?;
+    let restitution = material.restitution;
+    if !(restitution.is_finite() && (0.0..=1.0).contains(&restitution)) {
+        return Err(FieldError::invalid(
+            format!("{path}.restitution"),
+            format!("must be finite and in [0, 1], got {restitution}"),
+        ));
+    }
+    Ok(())
+}
+
+fn body(path: &str, body: &BodyDesc, materials: &BTreeMap<String, MaterialDesc>) -> Check {
+    if body.name.trim().is_empty() || body.name == WORLD {
+        return Err(FieldError::invalid(
+            format!("{path}.name"),
+            format!(
+                "must be non-empty and not `{WORLD}` (which names the static world), got `{}`",
+                body.name
+            ),
+        ));
+    }
+    if body.name.contains([',', '"', '\n', '\r']) {
+        return Err(FieldError::invalid(
+            format!("{path}.name"),
+            format!(
+                "must not contain commas, quotes or line breaks (it is written to CSV files), got `{}`",
+                body.name
+            ),
+        ));
+    }
+    finite_vector(&format!("{path}.position"), body.position)?;
+    rotation(path, body.orientation, body.axis_angle.as_ref())?;
+    finite_vector(&format!("{path}.linear_velocity"), body.linear_velocity)?;
+    if body.angular_velocity.is_some() && body.angular_velocity_body.is_some() {
+        return Err(FieldError::invalid(
+            format!("{path}.angular_velocity_body"),
+            "set either angular_velocity (world frame) or angular_velocity_body, not both",
+        ));
+    }
+    for (name, value) in [
+        ("angular_velocity", body.angular_velocity),
+        ("angular_velocity_body", body.angular_velocity_body),
+    ] {
+        if let Some(v) = value {
+            finite_vector(&format!("{path}.{name}"), v)?;
+        }
+    }
+    if body.kind == BodyKindDesc::Static {
+        let moving = body.linear_velocity != [0.0; 3]
+            || body.angular_velocity.is_some_and(|w| w != [0.0; 3])
+            || body.angular_velocity_body.is_some_and(|w| w != [0.0; 3]);
+        if moving {
+            return Err(FieldError::invalid(
+                format!("{path}.linear_velocity"),
+                "a static body cannot move: its velocities must be zero (use kind = \"kinematic\")",
+            ));
+        }
+    }
+    mass(path, body)?;
+    non_negative(&format!("{path}.linear_damping"), body.linear_damping)?;
+    non_negative(&format!("{path}.angular_damping"), body.angular_damping)?;
+    if let Some(color) = body.color {
+        if !color.iter().all(|c| (0.0..=1.0).contains(c)) {
+            return Err(FieldError::invalid(
+                format!("{path}.color"),
+                format!("each component must be in [0, 1], got {color:?}"),
+            ));
+        }
+    }
+    for (j, shape) in body.shapes.iter().enumerate() {
+        self::shape(&format!("{path}.shapes[{j}]"), shape, body.kind, materials)?;
+    }
+    Ok(())
+}
+
+fn mass(path: &str, body: &BodyDesc) -> Check {
+    if body.mass.is_some() && body.density.is_some() {
+        return Err(FieldError::invalid(
+            format!("{path}.density"),
+            "set either mass or density, not both",
+        ));
+    }
+    if let Some(mass) = body.mass {
+        positive(&format!("{path}.mass"), mass)?;
+    }
+    if let Some(density) = body.density {
+        positive(&format!("{path}.density"), density)?;
+    }
+    if let Some(inertia) = body.inertia {
+        let field = format!("{path}.inertia");
+        if !inertia.iter().all(|i| i.is_finite() && *i > 0.0) {
+            return Err(FieldError::invalid(
+                field,
+                format!("every principal moment must be finite and > 0, got {inertia:?}"),
+            ));
+        }
+        let mut sorted = inertia;
+        sorted.sort_by(f64::total_cmp);
+        if sorted[0] + sorted[1] < sorted[2] * (1.0 - 1e-9) {
+            return Err(FieldError::invalid(
+                field,
+                format!("no real body has these moments: the two smaller must add up to at least the largest, got {inertia:?}"),
+            ));
+        }
+    }
+    let has_volume = body.shapes.iter().any(|s| s.kind != ShapeKind::Plane);
+    let described = body.mass.is_some() && body.inertia.is_some();
+    if body.kind == BodyKindDesc::Dynamic && !has_volume && !described {
+        return Err(FieldError::invalid(
+            format!("{path}.shapes"),
+            "a dynamic body needs a shape with volume, or both mass and inertia",
+        ));
+    }
+    Ok(())
+}
+
+fn shape(
+    path: &str,
+    shape: &ShapeDesc,
+    body_kind: BodyKindDesc,
+    materials: &BTreeMap<String, MaterialDesc>,
+) -> Check {
+    let (needs_extents, needs_radius, needs_height) = match shape.kind {
+        ShapeKind::Box => (true, false, false),
+        ShapeKind::Sphere => (false, true, false),
+        ShapeKind::Capsule | ShapeKind::Cylinder => (false, true, true),
+        ShapeKind::Plane => (false, false, false),
+    };
+    let kind = format!("{:?}", shape.kind).to_lowercase();
+    for (field, needed, present) in [
+        ("half_extents", needs_extents, shape.half_extents.is_some()),
+        ("radius", needs_radius, shape.radius.is_some()),
+        ("half_height", needs_height, shape.half_height.is_some()),
+    ] {
+        if needed && !present {
+            return Err(FieldError::invalid(
+                format!("{path}.{field}"),
+                format!("required for a {kind}"),
+            ));
+        }
+        if present && !needed {
+            return Err(FieldError::invalid(
+                format!("{path}.{field}"),
+                format!("does not apply to a {kind}"),
+            ));
+        }
+    }
+    if let Some(half) = shape.half_extents {
+        if !half.iter().all(|h| h.is_finite() && *h > 0.0) {
+            return Err(FieldError::invalid(
+                format!("{path}.half_extents"),
+                format!("every half extent must be finite and > 0, got {half:?}"),
+            ));
+        }
+    }
+    if let Some(radius) = shape.radius {
+        positive(&format!("{path}.radius"), radius)?;
+    }
+    if let Some(half_height) = shape.half_height {
+        positive(&format!("{path}.half_height"), half_height)?;
+    }
+    if shape.kind == ShapeKind::Plane && body_kind != BodyKindDesc::Static {
+        return Err(FieldError::invalid(
+            format!("{path}.type"),
+            "a plane is infinite and can only belong to a static body",
+        ));
+    }
+    finite_vector(&format!("{path}.offset"), shape.offset)?;
+    rotation(path, shape.orientation, shape.axis_angle.as_ref())?;
+    if let Some(name) = &shape.material {
+        if !materials.contains_key(name) {
+            return Err(FieldError::invalid(
+                format!("{path}.material"),
+                format!("no material `{name}` in [materials]"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn joint(path: &str, joint: &JointDesc, bodies: &HashSet<&str>) -> Check {
+    if let Some(name) = &joint.name {
+        if name.trim().is_empty() || name.contains([',', '"', '\n', '\r']) {
+            return Err(FieldError::invalid(
+                format!("{path}.name"),
+                format!("must be non-empty without commas, quotes or line breaks (it is written to CSV files), got `{name}`"),
+            ));
+        }
+    }
+    if !bodies.contains(joint.body_a.as_str()) {
+        return Err(FieldError::invalid(
+            format!("{path}.body_a"),
+            format!("no body named `{}`", joint.body_a),
+        ));
+    }
+    if joint.body_b != WORLD && !bodies.contains(joint.body_b.as_str()) {
+        return Err(FieldError::invalid(
+            format!("{path}.body_b"),
+            format!(
+                "no body named `{}` (use `{WORLD}` for the static world)",
+                joint.body_b
+            ),
+        ));
+    }
+    if joint.body_a == joint.body_b {
+        return Err(FieldError::invalid(
+            format!("{path}.body_b"),
+            "a joint must connect two different bodies",
+        ));
+    }
+    use JointKindDesc as K;
+    let needs_anchor = !matches!(joint.kind, K::Slider);
+    let needs_axis = matches!(joint.kind, K::Hinge | K::Slider | K::Universal | K::Hinge2);
+    let needs_axis2 = matches!(joint.kind, K::Universal | K::Hinge2);
+    let takes_anchor_b = matches!(joint.kind, K::Distance);
+    let kind = format!("{:?}", joint.kind).to_lowercase();
+    for (field, needed, optional, present) in [
+        ("anchor", needs_anchor, false, joint.anchor.is_some()),
+        ("anchor_b", takes_anchor_b, false, joint.anchor_b.is_some()),
+        ("axis", needs_axis, false, joint.axis.is_some()),
+        ("axis2", needs_axis2, false, joint.axis2.is_some()),
+        ("length", false, takes_anchor_b, joint.length.is_some()),
+    ] {
+        if needed && !present {
+            return Err(FieldError::invalid(
+                format!("{path}.{field}"),
+                format!("required for a {kind} joint"),
+            ));
+        }
+        if present && !needed && !optional {
+            return Err(FieldError::invalid(
+                format!("{path}.{field}"),
+                format!("does not apply to a {kind} joint"),
+            ));
+        }
+    }
+    for (field, value) in [("anchor", joint.anchor), ("anchor_b", joint.anchor_b)] {
+        if let Some(v) = value {
+            finite_vector(&format!("{path}.{field}"), v)?;
+        }
+    }
+    for (field, value) in [("axis", joint.axis), ("axis2", joint.axis2)] {
+        if let Some(v) = value {
+            direction(&format!("{path}.{field}"), v)?;
+        }
+    }
+    if let Some(length) = joint.length {
+        positive(&format!("{path}.length"), length)?;
+    }
+    if let Some(limits) = &joint.limits {
+        let field = format!("{path}.limits");
+        if !(limits.lower.is_finite() && limits.upper.is_finite() && limits.lower <= limits.upper) {
+            return Err(FieldError::invalid(
+                field,
+                format!(
+                    "lower and upper must be finite with lower <= upper, got [{}, {}]",
+                    limits.lower, limits.upper
+                ),
+            ));
+        }
+    }
+    if let Some(motor) = &joint.motor {
+        finite(&format!("{path}.motor.velocity"), motor.velocity)?;
+        non_negative(&format!("{path}.motor.max_force"), motor.max_force)?;
+    }
+    if let Some(erp) = joint.erp {
+        if !(erp.is_finite() && (0.0..=1.0).contains(&erp)) {
+            return Err(FieldError::invalid(
+                format!("{path}.erp"),
+                format!("must be finite and in [0, 1], got {erp}"),
+            ));
+        }
+    }
+    if let Some(cfm) = joint.cfm {
+        non_negative(&format!("{path}.cfm"), cfm)?;
+    }
+    Ok(())
+}
+
+fn record(record: &RecordDesc) -> Check {
+    if record.every == 0 {
+        return Err(FieldError::invalid(
+            "record.every",
+            "must be at least 1, got 0",
+        ));
+    }
+    Ok(())
+}
+
+fn render(render: &RenderDesc) -> Check {
+    for (field, value) in [("render.eye", render.eye), ("render.target", render.target)] {
+        if let Some(v) = value {
+            finite_vector(field, v)?;
+        }
+    }
+    if let Some(fov) = render.fov {
+        if !(fov > 1.0 && fov < 170.0) {
+            return Err(FieldError::invalid(
+                "render.fov",
+                format!("must lie in (1, 170) degrees, got {fov}"),
+            ));
+        }
+    }
+    for (field, value) in [
+        ("render.width", render.width),
+        ("render.height", render.height),
+    ] {
+        if let Some(v) = value {
+            if !(16..=4096).contains(&v) {
+                return Err(FieldError::invalid(
+                    field,
+                    format!("must lie in [16, 4096] pixels, got {v}"),
+                ));
+            }
+        }
+    }
+    if let Some(frames) = render.frames {
+        if !(1..=10_000).contains(&frames) {
+            return Err(FieldError::invalid(
+                "render.frames",
+                format!("must lie in [1, 10000], got {frames}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn rotation(path: &str, quaternion: Option<[f64; 4]>, axis_angle: Option<&AxisAngle>) -> Check {
+    if quaternion.is_some() && axis_angle.is_some() {
+        return Err(FieldError::invalid(
+            format!("{path}.axis_angle"),
+            "set either orientation or axis_angle, not both",
+        ));
+    }
+    if let Some(q) = quaternion {
+        let length = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+        if !(q.iter().all(|c| c.is_finite()) && length > 0.0) {
+            return Err(FieldError::invalid(
+                format!("{path}.orientation"),
+                format!("must be a finite, non-zero quaternion [w, x, y, z], got {q:?}"),
+            ));
+        }
+    }
+    if let Some(rotation) = axis_angle {
+        direction(&format!("{path}.axis_angle.axis"), rotation.axis)?;
+        finite(&format!("{path}.axis_angle.degrees"), rotation.degrees)?;
+    }
+    Ok(())
+}
+
+fn direction(field: &str, v: Vector) -> Check {
+    finite_vector(field, v)?;
+    if v == [0.0; 3] {
+        return Err(FieldError::invalid(
+            field,
+            "must be a non-zero direction, got [0, 0, 0]",
+        ));
+    }
+    Ok(())
+}
+
+fn finite_vector(field: &str, v: Vector) -> Check {
+    if v.iter().all(|c| c.is_finite()) {
+        Ok(())
+    } else {
+        Err(FieldError::invalid(
+            field,
+            format!("every component must be finite, got {v:?}"),
+        ))
+    }
+}
+
+fn finite(field: &str, value: f64) -> Check {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(FieldError::invalid(
+            field,
+            format!("must be finite, got {value}"),
+        ))
+    }
+}
+
+fn positive(field: &str, value: f64) -> Check {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(FieldError::invalid(
+            field,
+            format!("must be finite and > 0, got {value}"),
+        ))
+    }
+}
+
+fn non_negative(field: &str, value: f64) -> Check {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(FieldError::invalid(
+            field,
+            format!("must be finite and >= 0, got {value}"),
+        ))
+    }
+}
