@@ -47,7 +47,7 @@ use crate::lemke::{solve_lemke, LemkeOptions};
 use crate::lu::DenseLu;
 use crate::matrix::{dot, max_abs, DenseMatrix};
 use crate::problem::{check_finite, StandardLcp};
-use crate::report::SolveReport;
+use crate::report::{SolveReport, Status};
 use crate::residual::Residual;
 
 /// A mixed linear complementarity problem, sizes `nu` (free) and `ny` (constrained):
@@ -297,7 +297,9 @@ pub struct MlcpSolution {
     pub u: Vec<f64>,
     /// The complementarity variables (Lemke's `z`).
     pub y: Vec<f64>,
-    /// Lemke's report on the reduced LCP; its status says whether `y` solves it.
+    /// Lemke's report on the reduced LCP; its status says whether `y` solves it, except
+    /// that a `u` that overflowed (a nearly singular `A`) turns `Solved` into
+    /// [`Status::NonFinite`].
     pub report: SolveReport,
     /// Whether `A` was singular and the regularised solve used.
     pub regularised: bool,
@@ -325,9 +327,13 @@ pub fn solve_mlcp_with(
     lemke: &LemkeOptions,
 ) -> Result<MlcpSolution, LcpError> {
     let reduced = reduce_mlcp(mlcp, reduction)?;
-    let report = solve_lemke(&reduced.lcp, lemke)?;
+    let mut report = solve_lemke(&reduced.lcp, lemke)?;
     let y = report.x.clone();
     let u = reduced.recover_free(&y)?;
+    if report.status.is_solved() && u.iter().any(|v| !v.is_finite()) {
+        // Lemke solved the reduced problem, but A^-1 overflowed: u is no answer.
+        report.status = Status::NonFinite;
+    }
     let residual = mlcp.residual(&u, &y)?;
     Ok(MlcpSolution {
         u,

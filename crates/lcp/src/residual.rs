@@ -58,13 +58,14 @@ pub fn boxed_residual(problem: &BoxedLcp, x: &[f64], w: &[f64]) -> Residual {
     for i in 0..n {
         let (lo, hi) = problem.effective_bounds(i, x);
         let viol = (lo - x[i]).max(x[i] - hi).max(0.0);
-        r.bound = r.bound.max(viol / x_scale);
+        r.bound = worst(r.bound, viol / x_scale);
         let eq = dot(problem.a.row(i), x) - problem.b[i] - w[i];
-        r.equation = r.equation.max(eq.abs() / w_scale);
+        r.equation = worst(r.equation, eq.abs() / w_scale);
         let xs = x[i] / x_scale;
         let ws = w[i] / w_scale;
-        let nat = xs - (xs - ws).clamp(lo / x_scale, hi / x_scale);
-        r.complementarity = r.complementarity.max(nat.abs());
+        // Not `clamp`: it panics on the NaN bounds an infinite `x` produces.
+        let nat = xs - (xs - ws).max(lo / x_scale).min(hi / x_scale);
+        r.complementarity = worst(r.complementarity, nat.abs());
     }
     sanitize(r)
 }
@@ -80,14 +81,24 @@ pub fn standard_residual(problem: &StandardLcp, z: &[f64], w: &[f64]) -> Residua
         .max(f64::MIN_POSITIVE);
     let mut r = Residual::default();
     for i in 0..n {
-        r.bound = r.bound.max((-z[i]).max(0.0) / x_scale);
+        r.bound = worst(r.bound, (-z[i]).max(0.0) / x_scale);
         let eq = dot(problem.m.row(i), z) + problem.q[i] - w[i];
-        r.equation = r.equation.max(eq.abs() / w_scale);
+        r.equation = worst(r.equation, eq.abs() / w_scale);
         let zs = z[i] / x_scale;
         let ws = w[i] / w_scale;
-        r.complementarity = r.complementarity.max((zs - (zs - ws).max(0.0)).abs());
+        r.complementarity = worst(r.complementarity, (zs - (zs - ws).max(0.0)).abs());
     }
     sanitize(r)
+}
+
+/// The larger of a running maximum and a new figure, where a NaN (from a non-finite `x` or
+/// `w`) sticks: `f64::max` would drop it and let a non-finite answer score zero.
+fn worst(acc: f64, v: f64) -> f64 {
+    if acc.is_nan() || v.is_nan() {
+        f64::NAN
+    } else {
+        acc.max(v)
+    }
 }
 
 fn sanitize(mut r: Residual) -> Residual {
