@@ -83,7 +83,8 @@ impl DantzigSolver {
         let n = p.len();
         self.clear_sets(n);
         let mut friction_set = friction_fixed;
-        for k in 0..n {
+        let factored = self.factor_unbounded_block(p);
+        for k in factored..n {
             let i = self.order[k];
             if !friction_set && p.findex[i].is_some() {
                 self.set_friction_bounds(p);
@@ -92,6 +93,39 @@ impl DantzigSolver {
             self.drive(p, i)?;
         }
         self.revisit_parked(p)
+    }
+
+    /// ODE's start: the leading unbounded rows (`order` lists them first) enter C one after
+    /// the other with one forward substitution each, and `x_C = A_CC^-1 b_C` is solved once
+    /// at the end. Driving them one by one would give the same `x` (nothing bounds them, so
+    /// each drive ends with `w_i = 0`) but pay a back substitution and a slack update per
+    /// row. Stops at the first row whose pivot is singular (it depends on the rows before
+    /// it), which the ordinary drive then parks. Returns how many rows of `order` it took.
+    fn factor_unbounded_block(&mut self, p: &BoxedLcp) -> usize {
+        let mut taken = 0;
+        while taken < p.nub {
+            let i = self.order[taken];
+            let nc = self.gather_forward(p, i);
+            let aii = p.a[(i, i)];
+            let schur = self.ldl.schur_complement(&self.y[..nc], aii);
+            // A NaN pivot fails this test too and leaves the row to the ordinary drive.
+            let regular = schur > self.pivot_tolerance * aii.abs().max(f64::MIN_POSITIVE);
+            if !regular {
+                break;
+            }
+            self.push_c(i, schur);
+            taken += 1;
+        }
+        let nc = self.c_list.len();
+        for (c, &k) in self.c_list.iter().enumerate() {
+            self.y[c] = p.b[k];
+        }
+        self.ldl.solve(&mut self.y[..nc]);
+        for (c, &k) in self.c_list.iter().enumerate() {
+            self.x[k] = self.y[c];
+            self.w[k] = 0.0;
+        }
+        taken
     }
 
     /// Bounds of every friction row from the current normal forces (`0 * inf = 0`: a row

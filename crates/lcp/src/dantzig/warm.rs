@@ -18,12 +18,15 @@ impl DantzigSolver {
         self.clear_sets(n);
         // Friction bounds start from zero normal forces and settle below.
         self.set_friction_bounds(p);
-        for k in 0..n {
-            let i = self.order[k];
+        // The clamped block is factored in the problem's own order, not the pivoting order
+        // (normals before friction rows): engines list each contact's normal and friction
+        // rows together and contacts body by body, which keeps the factor's envelope narrow
+        // (see `ldlt`). The unbounded rows still come first.
+        for (i, &guessed) in guess.iter().enumerate().take(n) {
             let state = if i < p.nub {
                 IndexState::Clamped
             } else {
-                guess[i]
+                guessed
             };
             match state {
                 IndexState::Clamped => {
