@@ -123,6 +123,9 @@ pub struct StepStats {
     pub gyroscopic_fallbacks: usize,
     /// Non-finite values detected (a step that detects one is refused).
     pub non_finite: usize,
+    /// Joints that broke in this step (their force or torque exceeded the breaking
+    /// threshold; they are now disabled, [`crate::Joint::is_broken`]).
+    pub broken_joints: Vec<crate::world::JointHandle>,
     /// Post-stabilisation.
     pub post_stabilization: PostStabilizationStats,
     /// Wall time per phase.
@@ -136,9 +139,12 @@ impl StepStats {
     pub(crate) fn reset(&mut self, h: f64) {
         let mut reports = std::mem::take(&mut self.island_reports);
         reports.clear();
+        let mut broken = std::mem::take(&mut self.broken_joints);
+        broken.clear();
         *self = Self {
             h,
             island_reports: reports,
+            broken_joints: broken,
             ..Self::default()
         };
     }

@@ -119,6 +119,119 @@ pub enum IntegrationError {
     },
 }
 
+/// Why a joint description (or a change to a joint) was rejected: each variant names the
+/// rule, so the author can fix the right number.
+#[derive(Debug, Clone, Copy, PartialEq, Error)]
+pub enum JointError {
+    /// An anchor, axis or reference vector has a NaN or infinite component.
+    #[error("the {what} must be finite")]
+    NonFinite {
+        /// Which vector, e.g. `"anchor"` or `"slider axis"`.
+        what: &'static str,
+    },
+    /// A direction given to a constructor has zero length.
+    #[error("the {what} must be non-zero")]
+    ZeroAxis {
+        /// Which direction.
+        what: &'static str,
+    },
+    /// A stored axis or reference vector is not a unit vector (to `1e-9`).
+    #[error("the {what} must be a unit vector")]
+    NotUnit {
+        /// Which vector.
+        what: &'static str,
+    },
+    /// Two directions that must be perpendicular are not (to `1e-9`).
+    #[error("the {what} must be perpendicular to the {other}")]
+    NotPerpendicular {
+        /// The first direction.
+        what: &'static str,
+        /// The second.
+        other: &'static str,
+    },
+    /// Two directions that must span a plane are parallel.
+    #[error("the {what} must not be parallel to the {other}")]
+    Parallel {
+        /// The first direction.
+        what: &'static str,
+        /// The second.
+        other: &'static str,
+    },
+    /// Both ends of the joint are the same body.
+    #[error("a joint cannot attach a body to itself")]
+    SameBody,
+    /// A limit's bounds are NaN or `lower > upper`.
+    #[error("limit bounds must satisfy lower <= upper, got [{lower}, {upper}]")]
+    InvalidLimit {
+        /// Lower bound (rad or m).
+        lower: f64,
+        /// Upper bound (rad or m).
+        upper: f64,
+    },
+    /// A limit's restitution is outside `[0, 1]` or its bounce threshold is negative or NaN.
+    #[error("limit restitution must lie in [0, 1] and its bounce threshold be >= 0, got {restitution} and {threshold}")]
+    InvalidBounce {
+        /// The restitution coefficient.
+        restitution: f64,
+        /// The approach speed below which nothing bounces (m/s or rad/s).
+        threshold: f64,
+    },
+    /// A motor's maximum force is negative or not finite, or its target velocity not finite.
+    #[error("motor needs a finite target velocity and a finite max force >= 0, got {target_velocity} and {max_force}")]
+    InvalidMotor {
+        /// Target velocity (m/s or rad/s).
+        target_velocity: f64,
+        /// Maximum force or torque (N or N m).
+        max_force: f64,
+    },
+    /// A length (a distance joint's distance) is not finite and `> 0`.
+    #[error("the {what} must be finite and > 0, got {value}")]
+    InvalidLength {
+        /// Which length.
+        what: &'static str,
+        /// The rejected value, m.
+        value: f64,
+    },
+    /// A spring (stiffness, damping) cannot be turned into ERP and CFM.
+    #[error("spring stiffness and damping must be finite, >= 0 and not both zero, got {stiffness} and {damping}")]
+    InvalidSpring {
+        /// Stiffness, N/m.
+        stiffness: f64,
+        /// Damping, N s/m.
+        damping: f64,
+    },
+    /// A row's ERP is outside `[0, 1]` or its CFM is negative or not finite.
+    #[error("softness needs erp in [0, 1] and cfm >= 0, got {erp} and {cfm}")]
+    InvalidSoftness {
+        /// The rejected ERP.
+        erp: f64,
+        /// The rejected CFM.
+        cfm: f64,
+    },
+    /// A breaking threshold is NaN or not `> 0` (`f64::INFINITY`: never breaks).
+    #[error("breaking threshold must be > 0 (infinity: never), got {value}")]
+    InvalidBreakThreshold {
+        /// The rejected threshold (N or N m).
+        value: f64,
+    },
+    /// The joint type has no axis with this index.
+    #[error("axis {axis} does not exist: this joint has {count} axes")]
+    NoSuchAxis {
+        /// The requested axis.
+        axis: usize,
+        /// How many axes the type has.
+        count: usize,
+    },
+    /// The joint type does not offer this feature on this axis.
+    #[error("a {joint} joint has no {feature}")]
+    Unsupported {
+        /// The joint type.
+        joint: &'static str,
+        /// What was asked, e.g. `"motor"`.
+        feature: &'static str,
+    },
+}
+
 /// Why a world operation (adding, changing or stepping) was refused.
 ///
 /// A refused [`crate::World::step`] leaves every body and joint exactly as it was.
@@ -146,12 +259,9 @@ pub enum WorldError {
         /// The rule it broke.
         rule: &'static str,
     },
-    /// A joint description cannot be built.
-    #[error("invalid joint: {reason}")]
-    InvalidJoint {
-        /// What is wrong, e.g. `"a joint cannot attach a body to itself"`.
-        reason: &'static str,
-    },
+    /// A joint description cannot be built (which rule it breaks: [`JointError`]).
+    #[error("invalid joint: {0}")]
+    InvalidJoint(#[from] JointError),
     /// A NaN or infinite number appeared during a step; nothing was changed.
     #[error("non-finite value during the {phase} phase (body {body:?})")]
     NonFinite {

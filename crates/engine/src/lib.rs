@@ -37,7 +37,7 @@ pub use stiction_lcp as lcp;
 pub use body::{BodyKind, InverseMass, MassProperties, RigidBody, RigidBodyBuilder, Velocity};
 pub use constraint::{Pose, Softness};
 pub use diagnostics::{IslandReport, PhaseTimes, PostStabilizationStats, StepPhase, StepStats};
-pub use error::{BodyError, IntegrationError, MassPropertiesError, WorldError};
+pub use error::{BodyError, IntegrationError, JointError, MassPropertiesError, WorldError};
 pub use gyroscopic::{
     angular_velocity_after_step, equivalent_torque, AngularStep, ConservingSolver, Convergence,
     EquivalentTorque, GyroscopicMode, RotationalState,
@@ -45,8 +45,12 @@ pub use gyroscopic::{
 pub use integrate::{
     advance_pose, integrate_free_body, FreeStepReport, OrientationUpdate, STANDARD_GRAVITY,
 };
-pub use joint::{BallJoint, HingeJoint, Joint, JointBuilder, JointFeedback, JointKind, JointRows};
+pub use joint::{
+    AxisControl, BallJoint, DistanceJoint, FixedJoint, Hinge2Joint, HingeJoint, Joint,
+    JointAxisState, JointBuilder, JointFeedback, JointKind, JointLimit, JointMotor, JointRows,
+    SliderJoint, UniversalJoint,
+};
 pub use world::{
-    BodyHandle, ExactSettings, IterativeSettings, JointHandle, PostStabilization,
-    PostStabilizationMethod, Solver, World, WorldSettings,
+    BodyHandle, CurvatureCorrection, ExactSettings, IterativeSettings, JointHandle,
+    PostStabilization, PostStabilizationMethod, Solver, World, WorldSettings,
 };

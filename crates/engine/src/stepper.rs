@@ -29,18 +29,19 @@
 
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
-use crate::constraint::{Pose, RowStorage, Softness};
+use crate::constraint::{Pose, RowMotion, RowStorage, Softness};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::error::{IntegrationError, WorldError};
 use crate::gyroscopic::{angular_velocity_after_step, RotationalState};
 use crate::integrate::{advance_pose, applied_force, damping_factor};
 use crate::island::Islands;
+use crate::joint::curvature::{add_curvature_targets, CurvatureScratch};
 use crate::joint::{Joint, JointFeedback, JointRows};
 use crate::math::Vec3;
 use crate::poststab::PostStabilizer;
 use crate::sparse::{scatter, sparse_residual, RowMass, SparseOperator};
 use crate::world::arena::Arena;
-use crate::world::hot::HotBodies;
+use crate::world::hot::{HotBodies, Pair};
 use crate::world::settings::{ExactSettings, IterativeSettings, Solver};
 use crate::world::{BodyHandle, JointHandle, World};
 use std::ops::Range;
@@ -75,6 +76,7 @@ pub(crate) struct StepScratch {
     dantzig: DantzigSolver,
     problems: ProblemPool,
     poststab: PostStabilizer,
+    curvature: CurvatureScratch,
 }
 
 impl World {
@@ -134,9 +136,10 @@ impl World {
         s.joint_rows.clear();
         let ground = s.hot.ground();
         let joint_rows = &mut s.joint_rows;
-        write_joint_rows(
+        write_joint_rows_moving(
             joints,
             &s.hot.pose,
+            Some((&s.hot.predicted, h)),
             ground,
             settings.softness,
             false,
@@ -144,6 +147,19 @@ impl World {
             |slot, range| joint_rows.push((slot, range)),
         );
         load_warm_starts(joints, &s.joint_rows, &mut s.raw);
+        if settings.curvature.enabled {
+            add_curvature_targets(
+                &mut s.curvature,
+                &settings.curvature,
+                joints,
+                bodies,
+                &s.hot,
+                settings.softness,
+                h,
+                &mut s.raw,
+                &s.joint_rows,
+            );
+        }
         check_rows(&s.raw, bodies)?;
         stats.times.rows = clock.elapsed();
 
@@ -177,7 +193,7 @@ impl World {
         }
         stats.times.post_stabilization = clock.elapsed();
 
-        commit(bodies, joints, s);
+        commit(bodies, joints, s, &mut stats.broken_joints);
         Ok(())
     }
 }
@@ -240,6 +256,24 @@ pub(crate) fn write_joint_rows(
     softness: Softness,
     positional: bool,
     storage: &mut RowStorage,
+    record: impl FnMut(usize, Range<usize>),
+) {
+    write_joint_rows_moving(
+        joints, poses, None, ground, softness, positional, storage, record,
+    );
+}
+
+/// [`write_joint_rows`] with the bodies' velocities (indexed like `poses`) and the step, for
+/// joints whose rows depend on the motion (limits, bounces, springs).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_joint_rows_moving(
+    joints: &Arena<Joint, JointHandle>,
+    poses: &[Pose],
+    motion: Option<(&[Pair], f64)>,
+    ground: u32,
+    softness: Softness,
+    positional: bool,
+    storage: &mut RowStorage,
     mut record: impl FnMut(usize, Range<usize>),
 ) {
     for (handle, joint) in joints.iter() {
@@ -248,12 +282,25 @@ pub(crate) fn write_joint_rows(
         }
         let a = joint.body_a.index() as u32;
         let b = joint.body_b.map_or(ground, |h| h.index() as u32);
-        let mut writer = storage.writer(
-            [a, b],
-            [poses[a as usize], poses[b as usize]],
-            joint.softness.unwrap_or(softness),
-            positional,
-        );
+        let row_motion = motion.map(|(velocities, h)| {
+            let ([linear_a, angular_a], [linear_b, angular_b]) =
+                (velocities[a as usize], velocities[b as usize]);
+            RowMotion {
+                linear_a,
+                angular_a,
+                linear_b,
+                angular_b,
+                h,
+            }
+        });
+        let mut writer = storage
+            .writer(
+                [a, b],
+                [poses[a as usize], poses[b as usize]],
+                joint.softness.unwrap_or(softness),
+                positional,
+            )
+            .with_motion(row_motion);
         joint.kind.write_rows(&mut writer);
         record(handle.index(), writer.range());
     }
@@ -524,6 +571,7 @@ fn commit(
     bodies: &mut Arena<crate::body::RigidBody, BodyHandle>,
     joints: &mut Arena<Joint, JointHandle>,
     s: &mut StepScratch,
+    broken: &mut Vec<JointHandle>,
 ) {
     for slot in 0..bodies.capacity() {
         let Some(body) = bodies.slot_mut(slot) else {
@@ -546,6 +594,7 @@ fn commit(
         s.raw.warm_state[raw as usize] = s.rows.warm_state[sorted];
     }
     for (slot, range) in &s.joint_rows {
+        let handle = joints.handle_at(*slot);
         let Some(joint) = joints.slot_mut(*slot) else {
             continue;
         };
@@ -566,6 +615,10 @@ fn commit(
         let states = &s.raw.warm_state[range.clone()];
         if states.iter().all(Option::is_some) {
             joint.last_state.extend(states.iter().flatten());
+        }
+        // Motor and limit forces, the anchor torque, and breaking (which disables it).
+        if joint.finish_step(&s.hot.pose[joint.body_a.index()]) {
+            broken.extend(handle);
         }
     }
 }

@@ -55,7 +55,7 @@ pub mod parts;
 pub mod row;
 pub mod softness;
 
-pub use row::{JacobianRow, Row, RowStorage, RowWriter};
+pub use row::{JacobianRow, Row, RowMotion, RowStorage, RowWriter};
 pub use softness::Softness;
 
 use crate::math::{Quat, Vec3};

@@ -21,11 +21,51 @@
 //! J_p = [ 0, p, 0, -p ],  J_q = [ 0, q, 0, -q ]
 //! ```
 //!
+//! **Point-on-line part** (slider, hinge-2). A point `p_a` of A stays on the line through
+//! `o_b` along the unit direction `u`, both fixed in B; `(p, q)` a basis normal to `u`. B's
+//! lever arm is taken to the material point of B at `p_a`, so that the rows measure the
+//! velocity of `p_a` relative to the line:
+//!
+//! ```text
+//! C = ( p . (p_a - o_b),  q . (p_a - o_b) )                     (2 rows)
+//! J_e = [ e,  r_a x e,  -e,  -((p_a - x_b) x e) ]               e = p, q
+//! ```
+//!
+//! exact where `C = 0` (`de/dt . (p_a - o_b)` vanishes there). The same Jacobian along `u`
+//! is the exact derivative of the sliding coordinate `s = u . (p_a - o_b)` everywhere
+//! ([`line_jacobian`]).
+//!
+//! **Perpendicular-axes part** (universal, hinge-2). Unit axes `a` fixed in A and `b` fixed
+//! in B stay perpendicular:
+//!
+//! ```text
+//! C = a . b,    dC/dt = (w_a x a) . b + a . (w_b x b) = (a x b) . (w_a - w_b)
+//! J = [ 0, a x b, 0, -(a x b) ]                                  (1 row, exact)
+//! ```
+//!
+//! **Fixed-orientation part** (fixed, slider). With `r` the rest orientation of A in B's
+//! frame and the error rotation `e = q_a (q_b r)^-1` (sign chosen so `e.w >= 0`):
+//!
+//! ```text
+//! C = 2 vec(e)  ~ the rotation vector of A away from its rest orientation   (3 rows)
+//! dC/dt = w_a - w_b   (at e = 1),     J_k = [ 0, e_k, 0, -e_k ]  (world axes e_k)
+//! ```
+//!
+//! (ODE's `dJointCreateFixed` and the angular rows of `dJointCreateSlider`).
+//!
+//! **Limit and motor parts** (every joint axis, Jolt's pattern): they take the Jacobian of
+//! a joint coordinate `x` (an angle, a position, a distance) and only choose bounds,
+//! targets and softness. A limit `lower <= x <= upper` is one row with the force bounded
+//! on one side, `[0, inf)` at the lower stop (`C = x - lower >= 0`) or the mirrored
+//! `(-inf, 0]` at the upper stop (`C = x - upper <= 0`), so the force is the signed
+//! generalized force along `x`. A motor is `J u+ = v_target` with the force in
+//! `[-f_max, f_max]`.
+//!
 //! The Jacobians are those of ODE's `dxJointHinge` (Smith, ODE manual), written in this
 //! engine's sign convention.
 
-use crate::constraint::{JacobianRow, Row, RowWriter};
-use crate::math::Vec3;
+use crate::constraint::{JacobianRow, Pose, Row, RowWriter, Softness};
+use crate::math::{Quat, Vec3};
 
 /// A unit basis `(p, q)` of the plane normal to the unit vector `n`, with `p x q = n`.
 ///
@@ -51,14 +91,32 @@ pub fn linear_jacobian(
     anchor_a: Vec3,
     anchor_b: Vec3,
 ) -> JacobianRow {
-    let r_a = anchor_a - writer.pose_a().position;
-    let r_b = anchor_b - writer.pose_b().position;
+    linear_jacobian_at(writer.pose_a(), writer.pose_b(), axis, anchor_a, anchor_b)
+}
+
+/// [`linear_jacobian`] for bodies at `pose_a` and `pose_b` (outside a writer: readouts).
+pub fn linear_jacobian_at(
+    pose_a: &Pose,
+    pose_b: &Pose,
+    axis: Vec3,
+    anchor_a: Vec3,
+    anchor_b: Vec3,
+) -> JacobianRow {
+    let r_a = anchor_a - pose_a.position;
+    let r_b = anchor_b - pose_b.position;
     JacobianRow {
         linear_a: axis,
         angular_a: r_a.cross(axis),
         linear_b: -axis,
         angular_b: -r_b.cross(axis),
     }
+}
+
+/// The Jacobian of the velocity along `direction` of the point `anchor_a` of A relative to
+/// the material point of B at the same place: the rate of a sliding coordinate along a line
+/// fixed in B (exact, see the point-on-line part).
+pub fn line_jacobian(pose_a: &Pose, pose_b: &Pose, direction: Vec3, anchor_a: Vec3) -> JacobianRow {
+    linear_jacobian_at(pose_a, pose_b, direction, anchor_a, anchor_a)
 }
 
 /// The Jacobian of the relative angular velocity `axis . (w_a - w_b)`.
@@ -94,6 +152,142 @@ pub fn parallel_axes(writer: &mut RowWriter, axis_a: Vec3, axis_b: Vec3) -> [usi
     let (p, q) = plane_basis(axis_a);
     let misalignment = axis_b.cross(axis_a);
     [p, q].map(|d| writer.push(Row::equality(angular_jacobian(d), d.dot(misalignment))))
+}
+
+/// The point-on-line part: two equality rows keeping the world point `anchor_a` (moving with
+/// A) on the line through `origin_b` along the unit `direction` (both moving with B).
+/// Returns the rows' indices.
+pub fn point_on_line(
+    writer: &mut RowWriter,
+    anchor_a: Vec3,
+    origin_b: Vec3,
+    direction: Vec3,
+) -> [usize; 2] {
+    let (p, q) = plane_basis(direction);
+    [p, q].map(|e| {
+        let jacobian = line_jacobian(writer.pose_a(), writer.pose_b(), e, anchor_a);
+        writer.push(Row::equality(jacobian, e.dot(anchor_a - origin_b)))
+    })
+}
+
+/// The perpendicular-axes part: one equality row keeping the unit world axes `axis_a` (fixed
+/// in A) and `axis_b` (fixed in B) perpendicular. Returns the row's index.
+pub fn perpendicular_axes(writer: &mut RowWriter, axis_a: Vec3, axis_b: Vec3) -> usize {
+    let jacobian = angular_jacobian(axis_a.cross(axis_b));
+    writer.push(Row::equality(jacobian, axis_a.dot(axis_b)))
+}
+
+/// The error rotation of the fixed-orientation part: how far A (at `orientation_a`) is
+/// turned from its rest orientation `rest` relative to B (at `orientation_b`), as the
+/// world-frame rotation vector `2 vec(e)` (rad for small angles).
+pub fn orientation_error(orientation_a: Quat, orientation_b: Quat, rest: Quat) -> Vec3 {
+    let e = orientation_a * (orientation_b * rest).inverse();
+    let e = if e.w < 0.0 { -e } else { e };
+    2.0 * Vec3::new(e.x, e.y, e.z)
+}
+
+/// The fixed-orientation part: three equality rows keeping A's orientation relative to B at
+/// `rest` (A's orientation in B's frame, `q_b^-1 q_a` when the joint was made). Returns the
+/// rows' indices.
+pub fn fixed_orientation(writer: &mut RowWriter, rest: Quat) -> [usize; 3] {
+    let error = orientation_error(
+        writer.pose_a().orientation,
+        writer.pose_b().orientation,
+        rest,
+    );
+    [Vec3::X, Vec3::Y, Vec3::Z]
+        .map(|e| writer.push(Row::equality(angular_jacobian(e), e.dot(error))))
+}
+
+/// How a limit stop bounces: an approach faster than `threshold` (m/s or rad/s, `>= 0`)
+/// leaves at `restitution` (in `[0, 1]`) times the approach speed.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Bounce {
+    /// Restitution coefficient `e`, dimensionless.
+    pub restitution: f64,
+    /// Approach speed below which the stop does not bounce.
+    pub threshold: f64,
+}
+
+/// The limit part: one row holding the joint coordinate `position` (whose rate is
+/// `jacobian . u`) inside `[lower, upper]`.
+///
+/// The stop nearer to `position` is the one that can act. The row is active when the
+/// coordinate is at or past that stop, or, in a velocity pass, when the step's predicted
+/// motion would cross it (`gap < h * approach speed`); otherwise it is written inert
+/// (bounds `[0, 0]`, not stabilised), so a joint's rows keep their number and order. An
+/// active row before the stop (a positive gap) lets the coordinate close exactly the gap
+/// in this step (ERP 1, a speculative stop: no early stop, no overshoot); at or past it,
+/// `softness` corrects the violation. An approach faster than the bounce threshold asks
+/// for `restitution` times the approach speed away from the stop instead, when that is the
+/// stronger demand (ODE's rule). `lower == upper` locks the coordinate (a bilateral row).
+pub fn limit_row(
+    writer: &RowWriter,
+    jacobian: JacobianRow,
+    position: f64,
+    lower: f64,
+    upper: f64,
+    softness: Softness,
+    bounce: Bounce,
+) -> Row {
+    if lower == upper {
+        return Row::equality(jacobian, position - lower).softness(softness);
+    }
+    // sign = +1 at the lower stop (C = x - lower >= 0), -1 at the upper (C = x - upper <= 0).
+    let at_lower = position - lower <= upper - position;
+    let (sign, stop) = if at_lower {
+        (1.0, lower)
+    } else {
+        (-1.0, upper)
+    };
+    let error = position - stop;
+    let gap = sign * error;
+    let (lo, hi) = if at_lower {
+        (0.0, f64::INFINITY)
+    } else {
+        (f64::NEG_INFINITY, 0.0)
+    };
+    let motion = writer.motion();
+    let approach = motion.map_or(0.0, |m| -sign * m.rate(&jacobian));
+    let reached = match motion {
+        Some(m) => gap <= 0.0 || gap < m.h * approach,
+        None => gap <= 0.0,
+    };
+    if !reached {
+        return Row::equality(jacobian, error)
+            .bounded(0.0, 0.0)
+            .unstabilized();
+    }
+    let mut row = Row::equality(jacobian, error).bounded(lo, hi);
+    let erp = if gap > 0.0 { 1.0 } else { softness.erp };
+    let (Some(m), true) = (
+        motion,
+        approach > bounce.threshold && bounce.restitution > 0.0,
+    ) else {
+        return row.softness(Softness { erp, ..softness });
+    };
+    // Both demands as speeds away from the stop: the error correction's and the bounce's.
+    let correction = -erp * gap / m.h;
+    let rebound = bounce.restitution * approach;
+    if rebound > correction {
+        row = row.target_velocity(sign * rebound).softness(Softness {
+            erp: 0.0,
+            ..softness
+        });
+    } else {
+        row = row.softness(Softness { erp, ..softness });
+    }
+    row
+}
+
+/// The motor part: one row driving the rate `jacobian . u` to `target_velocity` (m/s or
+/// rad/s) with a force (N or N m) bounded by `max_force`. Not stabilised: it has no
+/// position error.
+pub fn motor_row(jacobian: JacobianRow, target_velocity: f64, max_force: f64) -> Row {
+    Row::equality(jacobian, 0.0)
+        .bounded(-max_force, max_force)
+        .target_velocity(target_velocity)
+        .unstabilized()
 }
 
 #[cfg(test)]

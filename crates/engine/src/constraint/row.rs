@@ -198,6 +198,7 @@ impl RowStorage {
             first,
             positional_only,
             described: 0,
+            motion: None,
         }
     }
 
@@ -258,6 +259,32 @@ pub struct RowWriter<'a> {
     first: usize,
     positional_only: bool,
     described: usize,
+    motion: Option<RowMotion>,
+}
+
+/// What a velocity pass knows about the motion of a producer's two bodies: their velocities
+/// after external forces and before constraint forces (the `u*` of the step, world frame;
+/// zero for the static world) and the step `h`. Limits use it to see a limit coming and to
+/// bounce, springs to turn stiffness into ERP/CFM.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowMotion {
+    /// Linear velocity of A's centre of mass, m/s.
+    pub linear_a: Vec3,
+    /// Angular velocity of A, rad/s.
+    pub angular_a: Vec3,
+    /// Linear velocity of B's centre of mass, m/s.
+    pub linear_b: Vec3,
+    /// Angular velocity of B, rad/s.
+    pub angular_b: Vec3,
+    /// The step, s.
+    pub h: f64,
+}
+
+impl RowMotion {
+    /// `J u*` for a row of these bodies: the rate at which its `C` changes now.
+    pub fn rate(&self, jacobian: &JacobianRow) -> f64 {
+        jacobian.velocity(self.linear_a, self.angular_a, self.linear_b, self.angular_b)
+    }
 }
 
 impl RowWriter<'_> {
@@ -275,6 +302,19 @@ impl RowWriter<'_> {
     /// the world's.
     pub fn softness(&self) -> Softness {
         self.softness
+    }
+
+    /// The bodies' velocities and the step, in a velocity pass of the world's step; `None`
+    /// in the position pass of post-stabilisation (and outside a step), where a producer
+    /// should treat the bodies as still.
+    pub fn motion(&self) -> Option<&RowMotion> {
+        self.motion.as_ref()
+    }
+
+    /// Gives the writer its bodies' motion (see [`Self::motion`]).
+    pub(crate) fn with_motion(mut self, motion: Option<RowMotion>) -> Self {
+        self.motion = motion;
+        self
     }
 
     /// Whether this pass keeps only rows marked [`Row::stabilize`] (post-stabilisation reads

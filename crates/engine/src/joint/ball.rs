@@ -38,11 +38,7 @@ impl BallJoint {
     /// A ball joint at the world point `anchor` for bodies at `pose_a` and `pose_b` (pass
     /// [`Pose::IDENTITY`] for the static world). The anchors then coincide exactly.
     pub fn at_world_point(anchor: Vec3, pose_a: &Pose, pose_b: &Pose) -> Result<Self, WorldError> {
-        if !anchor.is_finite() {
-            return Err(WorldError::InvalidJoint {
-                reason: "the anchor must be finite",
-            });
-        }
+        check_finite(&[anchor], "anchor")?;
         Ok(Self::new(
             pose_a.inverse_transform_point(anchor),
             pose_b.inverse_transform_point(anchor),
@@ -66,9 +62,9 @@ impl JointRows for BallJoint {
     }
 
     fn validate(&self) -> Result<(), WorldError> {
-        check_finite(
+        Ok(check_finite(
             &[self.local_anchor_a, self.local_anchor_b],
-            "ball joint anchors must be finite",
-        )
+            "anchor",
+        )?)
     }
 }

@@ -15,12 +15,14 @@
 //! (the angular rows' `dC/dt` holds to first order in the misalignment, which the solve keeps
 //! near zero). ODE's `dJointCreateHinge` (Smith, ODE manual "Hinge"), in this engine's sign
 //! convention. The hinge angle is the rotation of A relative to B about the axis, measured
-//! between reference vectors normal to the axis, so `d angle/dt = u . (w_a - w_b)`: the
-//! quantity a limit or motor row constrains.
+//! between reference vectors normal to the axis, so `d angle/dt = u . (w_a - w_b)`,
+//! `J = [0, u, 0, -u]`: the axis a limit or motor row constrains (one axis, index 0, after
+//! the 5 rows above; see [`crate::joint::AxisControl`]).
 
 use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::WorldError;
-use crate::joint::{check_finite, check_unit, JointRows};
+use crate::joint::axis::{AxisControl, JointAxis};
+use crate::joint::{check_finite, check_unit, unit_direction, JointRows};
 use crate::math::Vec3;
 
 /// A hinge joint, described in each body's frame (anchors in m relative to the centre of
@@ -39,30 +41,22 @@ pub struct HingeJoint {
     pub local_reference_a: Vec3,
     /// Unit vector of B normal to its axis, where the hinge angle is zero.
     pub local_reference_b: Vec3,
+    /// Limit (rad) and motor (rad/s, N m) on the hinge angle.
+    pub control: AxisControl,
 }
 
 impl HingeJoint {
     /// A hinge through the world point `anchor` about the world direction `axis` (normalised
     /// here) for bodies at `pose_a` and `pose_b` ([`Pose::IDENTITY`] for the static world).
-    /// The current configuration is angle zero.
+    /// The current configuration is angle zero; no limit, no motor.
     pub fn at_world_axis(
         anchor: Vec3,
         axis: Vec3,
         pose_a: &Pose,
         pose_b: &Pose,
     ) -> Result<Self, WorldError> {
-        if !anchor.is_finite() {
-            return Err(WorldError::InvalidJoint {
-                reason: "the anchor must be finite",
-            });
-        }
-        let length = axis.length();
-        if !(length.is_finite() && length > 0.0) {
-            return Err(WorldError::InvalidJoint {
-                reason: "the hinge axis must be finite and non-zero",
-            });
-        }
-        let axis = axis / length;
+        check_finite(&[anchor], "anchor")?;
+        let axis = unit_direction(axis, "hinge axis")?;
         let (reference, _) = parts::plane_basis(axis);
         Ok(Self {
             local_anchor_a: pose_a.inverse_transform_point(anchor),
@@ -71,7 +65,14 @@ impl HingeJoint {
             local_axis_b: pose_b.inverse_rotate(axis),
             local_reference_a: pose_a.inverse_rotate(reference),
             local_reference_b: pose_b.inverse_rotate(reference),
+            control: AxisControl::default(),
         })
+    }
+
+    /// The same hinge with `control` (a limit and/or a motor) on its angle.
+    pub fn with_control(mut self, control: AxisControl) -> Self {
+        self.control = control;
+        self
     }
 
     /// The hinge angle (rad, in `(-pi, pi]`): the rotation of A relative to B about the axis
@@ -94,10 +95,11 @@ impl JointRows for HingeJoint {
         let axis_b = writer.pose_b().rotate(self.local_axis_b);
         parts::point_to_point(writer, anchor_a, anchor_b);
         parts::parallel_axes(writer, axis_a, axis_b);
+        crate::joint::write_axis_rows(self, writer);
     }
 
     fn row_count(&self) -> usize {
-        5
+        5 + self.control.row_count()
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {
@@ -105,25 +107,44 @@ impl JointRows for HingeJoint {
     }
 
     fn validate(&self) -> Result<(), WorldError> {
-        check_finite(
-            &[self.local_anchor_a, self.local_anchor_b],
-            "hinge anchors must be finite",
-        )?;
-        for v in [
-            self.local_axis_a,
-            self.local_axis_b,
-            self.local_reference_a,
-            self.local_reference_b,
+        check_finite(&[self.local_anchor_a, self.local_anchor_b], "anchor")?;
+        for (v, what) in [
+            (self.local_axis_a, "hinge axis"),
+            (self.local_axis_b, "hinge axis"),
+            (self.local_reference_a, "hinge reference vector"),
+            (self.local_reference_b, "hinge reference vector"),
         ] {
-            check_unit(v, "hinge axes and reference vectors must be unit vectors")?;
+            check_unit(v, what)?;
         }
-        let normal = self.local_axis_a.dot(self.local_reference_a).abs()
-            + self.local_axis_b.dot(self.local_reference_b).abs();
-        if normal > 1e-9 {
-            return Err(WorldError::InvalidJoint {
-                reason: "hinge reference vectors must be normal to the axes",
-            });
-        }
+        crate::joint::check_perpendicular(
+            &[
+                (self.local_axis_a, self.local_reference_a),
+                (self.local_axis_b, self.local_reference_b),
+            ],
+            "hinge reference vector",
+            "hinge axis",
+        )?;
+        self.control.validate()?;
         Ok(())
+    }
+
+    fn axis_count(&self) -> usize {
+        1
+    }
+
+    fn axis(&self, index: usize, pose_a: &Pose, pose_b: &Pose) -> Option<JointAxis> {
+        (index == 0).then(|| JointAxis {
+            position: self.angle(pose_a, pose_b),
+            jacobian: parts::angular_jacobian(pose_a.rotate(self.local_axis_a)),
+            periodic: true,
+        })
+    }
+
+    fn control(&self, index: usize) -> Option<&AxisControl> {
+        (index == 0).then_some(&self.control)
+    }
+
+    fn control_mut(&mut self, index: usize) -> Option<&mut AxisControl> {
+        (index == 0).then_some(&mut self.control)
     }
 }

@@ -29,14 +29,14 @@ pub mod settings;
 
 pub use arena::{BodyHandle, JointHandle};
 pub use settings::{
-    ExactSettings, IterativeSettings, PostStabilization, PostStabilizationMethod, Solver,
-    WorldSettings,
+    CurvatureCorrection, ExactSettings, IterativeSettings, PostStabilization,
+    PostStabilizationMethod, Solver, WorldSettings,
 };
 
 use crate::body::RigidBody;
 use crate::constraint::Pose;
 use crate::diagnostics::StepStats;
-use crate::error::WorldError;
+use crate::error::{JointError, WorldError};
 use crate::joint::{BallJoint, HingeJoint, Joint, JointBuilder, JointRows};
 use crate::math::Vec3;
 use crate::stepper::StepScratch;
@@ -178,15 +178,10 @@ impl World {
         if let Some(b) = builder.body_b {
             self.body(b)?;
             if b == builder.body_a {
-                return Err(WorldError::InvalidJoint {
-                    reason: "a joint cannot attach a body to itself",
-                });
+                return Err(JointError::SameBody.into());
             }
         }
-        builder.kind.validate()?;
-        if let Some(softness) = builder.softness {
-            softness.validate()?;
-        }
+        builder.validate()?;
         Ok(self.joints.insert(builder.build()))
     }
 

@@ -1,0 +1,337 @@
+//! A joint as the world keeps it (settings, feedback, warm start, breaking) and the builder
+//! that describes one for [`crate::World::add_joint`].
+
+use crate::constraint::{Pose, Softness};
+use crate::error::{JointError, WorldError};
+use crate::joint::axis::{JointLimit, JointMotor};
+use crate::joint::{JointKind, JointRows};
+use crate::math::Vec3;
+use crate::world::BodyHandle;
+use stiction_lcp::IndexState;
+
+/// What the joint did in the last step: the constraint force and torque it applied to each
+/// body (world frame; torques about each body's centre of mass), and the force of each
+/// axis's motor and limit. Forces in N, torques in N m: multiply by the step for impulses.
+/// B's entries are what the static world received when `body_b` is `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct JointFeedback {
+    /// Force on A, N.
+    pub force_a: Vec3,
+    /// Torque on A about its centre of mass, N m.
+    pub torque_a: Vec3,
+    /// Force on B, N.
+    pub force_b: Vec3,
+    /// Torque on B about its centre of mass (or the world origin), N m.
+    pub torque_b: Vec3,
+    /// Torque on A about the joint's anchor on A ([`JointRows::anchor_a`]):
+    /// `torque_a - r x force_a`. What the joint transmits besides its force, and what a
+    /// breaking torque is compared with, N m.
+    pub anchor_torque_a: Vec3,
+    /// Generalized force of each axis's motor (N for a sliding axis, N m for a turning
+    /// one), positive when it drives the coordinate up; 0 for an axis without a motor.
+    /// Index as the type's axes (hinge, slider, distance: 0; universal, hinge-2: 0 and 1).
+    pub motor: [f64; 2],
+    /// Generalized force of each axis's limit, positive when it pushes the coordinate up
+    /// (at the lower stop); 0 while the stop is not reached or without a limit.
+    pub limit: [f64; 2],
+}
+
+/// A joint as the world keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joint {
+    pub(crate) body_a: BodyHandle,
+    pub(crate) body_b: Option<BodyHandle>,
+    pub(crate) kind: JointKind,
+    pub(crate) softness: Option<Softness>,
+    pub(crate) post_stabilize: bool,
+    pub(crate) enabled: bool,
+    pub(crate) break_force: f64,
+    pub(crate) break_torque: f64,
+    pub(crate) broken: bool,
+    pub(crate) feedback: JointFeedback,
+    /// Each row's force in the last step (N), the next iterative solve's start.
+    pub(crate) last_lambda: Vec<f64>,
+    /// Each row's Dantzig index set in the last exact step (empty if none).
+    pub(crate) last_state: Vec<IndexState>,
+}
+
+impl Joint {
+    /// Body A.
+    pub fn body_a(&self) -> BodyHandle {
+        self.body_a
+    }
+
+    /// Body B, or `None` for the static world.
+    pub fn body_b(&self) -> Option<BodyHandle> {
+        self.body_b
+    }
+
+    /// The joint's type and geometry.
+    pub fn kind(&self) -> &JointKind {
+        &self.kind
+    }
+
+    /// Mutable access to the type's parameters (anchors, axes, limits, motors), validated
+    /// at the next [`Self::validate`] only: prefer [`Self::set_motor`] and
+    /// [`Self::set_limit`]. Changing the row count resets the warm start.
+    pub fn kind_mut(&mut self) -> &mut JointKind {
+        &mut self.kind
+    }
+
+    /// Checks the type's parameters (as [`crate::World::add_joint`] did).
+    pub fn validate(&self) -> Result<(), WorldError> {
+        self.kind.validate()
+    }
+
+    /// Number of free axes a limit or motor can act on (see [`crate::joint`]).
+    pub fn axis_count(&self) -> usize {
+        self.kind.axis_count()
+    }
+
+    /// Sets (or with `None` removes) the motor of axis `axis`; refused (joint unchanged) for
+    /// an axis the type does not have or a motor it does not support.
+    pub fn set_motor(&mut self, axis: usize, motor: Option<JointMotor>) -> Result<(), WorldError> {
+        self.change_control(axis, |control| control.motor = motor)
+    }
+
+    /// Sets (or with `None` removes) the limit of axis `axis`; refused (joint unchanged)
+    /// as [`Self::set_motor`].
+    pub fn set_limit(&mut self, axis: usize, limit: Option<JointLimit>) -> Result<(), WorldError> {
+        self.change_control(axis, |control| control.limit = limit)
+    }
+
+    fn change_control(
+        &mut self,
+        axis: usize,
+        change: impl FnOnce(&mut crate::joint::AxisControl),
+    ) -> Result<(), WorldError> {
+        let count = self.kind.axis_count();
+        let before = self.kind;
+        let control = self
+            .kind
+            .control_mut(axis)
+            .ok_or(JointError::NoSuchAxis { axis, count })?;
+        change(control);
+        if let Err(error) = self.kind.validate() {
+            self.kind = before;
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    /// ERP and CFM of this joint's rows; `None` (default) uses the world's.
+    pub fn softness(&self) -> Option<Softness> {
+        self.softness
+    }
+
+    /// Sets this joint's ERP and CFM (validated); `None` returns to the world's. A soft joint
+    /// (a spring, [`Softness::from_spring`]) should also turn post-stabilisation off, which
+    /// would otherwise remove its stretch every step.
+    pub fn set_softness(&mut self, softness: Option<Softness>) -> Result<(), WorldError> {
+        if let Some(s) = softness {
+            s.validate()?;
+        }
+        self.softness = softness;
+        Ok(())
+    }
+
+    /// Whether post-stabilisation projects this joint's position error away after each step
+    /// (default `true`).
+    pub fn post_stabilize(&self) -> bool {
+        self.post_stabilize
+    }
+
+    /// Turns post-stabilisation of this joint on or off.
+    pub fn set_post_stabilize(&mut self, enabled: bool) {
+        self.post_stabilize = enabled;
+    }
+
+    /// Whether the joint acts (default `true`). A disabled joint writes no rows.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Enables or disables the joint. Enabling a broken joint repairs it.
+    pub fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled;
+        if enabled {
+            self.broken = false;
+        } else {
+            self.feedback = JointFeedback::default();
+            self.last_lambda.clear();
+            self.last_state.clear();
+        }
+    }
+
+    /// The force (N) above which the joint breaks; `f64::INFINITY` (default) never.
+    pub fn break_force(&self) -> f64 {
+        self.break_force
+    }
+
+    /// The torque about the anchor (N m) above which the joint breaks; `f64::INFINITY`
+    /// (default) never.
+    pub fn break_torque(&self) -> f64 {
+        self.break_torque
+    }
+
+    /// Sets the breaking force (N, `> 0`, infinity: never).
+    pub fn set_break_force(&mut self, force: f64) -> Result<(), WorldError> {
+        self.break_force = check_threshold(force)?;
+        Ok(())
+    }
+
+    /// Sets the breaking torque (N m, `> 0`, infinity: never).
+    pub fn set_break_torque(&mut self, torque: f64) -> Result<(), WorldError> {
+        self.break_torque = check_threshold(torque)?;
+        Ok(())
+    }
+
+    /// Whether the joint broke: after a step in which `|force_a|` exceeded the breaking
+    /// force or `|anchor_torque_a|` the breaking torque, it was disabled. Its feedback
+    /// still holds the breaking step's load. [`Self::set_enabled`] repairs it.
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+
+    /// Forces and torques applied in the last step.
+    pub fn feedback(&self) -> JointFeedback {
+        self.feedback
+    }
+
+    /// After the step's forces are in `feedback` and `last_lambda`: fills the anchor torque
+    /// and the axes' motor and limit forces (`pose_a`: A's pose when the rows were written),
+    /// then breaks the joint if a threshold is exceeded. Returns whether it broke.
+    pub(crate) fn finish_step(&mut self, pose_a: &Pose) -> bool {
+        let lever = pose_a.rotate(self.kind.anchor_a());
+        let feedback = &mut self.feedback;
+        feedback.anchor_torque_a = feedback.torque_a - lever.cross(feedback.force_a);
+        feedback.motor = [0.0; 2];
+        feedback.limit = [0.0; 2];
+        if self.last_lambda.len() == self.kind.row_count() {
+            let controls: usize = (0..self.kind.axis_count())
+                .filter_map(|k| self.kind.control(k))
+                .map(|c| c.row_count())
+                .sum();
+            let mut row = self.kind.row_count() - controls;
+            for k in 0..self.kind.axis_count().min(2) {
+                let Some(control) = self.kind.control(k) else {
+                    continue;
+                };
+                if control.motor.is_some() {
+                    feedback.motor[k] = self.last_lambda[row];
+                    row += 1;
+                }
+                if control.limit.is_some() {
+                    feedback.limit[k] = self.last_lambda[row];
+                    row += 1;
+                }
+            }
+        }
+        let overloaded = feedback.force_a.length() > self.break_force
+            || feedback.anchor_torque_a.length() > self.break_torque;
+        if overloaded {
+            self.enabled = false;
+            self.broken = true;
+            self.last_lambda.clear();
+            self.last_state.clear();
+        }
+        overloaded
+    }
+}
+
+fn check_threshold(value: f64) -> Result<f64, JointError> {
+    if value > 0.0 {
+        Ok(value)
+    } else {
+        Err(JointError::InvalidBreakThreshold { value })
+    }
+}
+
+/// Describes a joint for [`crate::World::add_joint`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointBuilder {
+    pub(crate) body_a: BodyHandle,
+    pub(crate) body_b: Option<BodyHandle>,
+    pub(crate) kind: JointKind,
+    pub(crate) softness: Option<Softness>,
+    pub(crate) post_stabilize: bool,
+    pub(crate) enabled: bool,
+    pub(crate) break_force: f64,
+    pub(crate) break_torque: f64,
+}
+
+impl JointBuilder {
+    /// A joint of type `kind` between `body_a` and `body_b` (`None`: the static world), with
+    /// the world's softness, post-stabilisation on, enabled, unbreakable.
+    pub fn new(body_a: BodyHandle, body_b: Option<BodyHandle>, kind: impl Into<JointKind>) -> Self {
+        Self {
+            body_a,
+            body_b,
+            kind: kind.into(),
+            softness: None,
+            post_stabilize: true,
+            enabled: true,
+            break_force: f64::INFINITY,
+            break_torque: f64::INFINITY,
+        }
+    }
+
+    /// ERP and CFM for this joint's rows (see [`Joint::set_softness`]).
+    pub fn softness(mut self, softness: Softness) -> Self {
+        self.softness = Some(softness);
+        self
+    }
+
+    /// Post-stabilisation on or off (see [`Joint::set_post_stabilize`]).
+    pub fn post_stabilize(mut self, enabled: bool) -> Self {
+        self.post_stabilize = enabled;
+        self
+    }
+
+    /// Whether the joint starts enabled.
+    pub fn enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
+    }
+
+    /// Breaks the joint when its force on A exceeds `force` (N, `> 0`; checked when added).
+    pub fn break_force(mut self, force: f64) -> Self {
+        self.break_force = force;
+        self
+    }
+
+    /// Breaks the joint when its torque on A about the anchor exceeds `torque` (N m, `> 0`;
+    /// checked when added).
+    pub fn break_torque(mut self, torque: f64) -> Self {
+        self.break_torque = torque;
+        self
+    }
+
+    /// Checks the type's parameters, the softness and the thresholds.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        self.kind.validate()?;
+        if let Some(softness) = self.softness {
+            softness.validate()?;
+        }
+        check_threshold(self.break_force)?;
+        check_threshold(self.break_torque)?;
+        Ok(())
+    }
+
+    pub(crate) fn build(self) -> Joint {
+        Joint {
+            body_a: self.body_a,
+            body_b: self.body_b,
+            kind: self.kind,
+            softness: self.softness,
+            post_stabilize: self.post_stabilize,
+            enabled: self.enabled,
+            break_force: self.break_force,
+            break_torque: self.break_torque,
+            broken: false,
+            feedback: JointFeedback::default(),
+            last_lambda: Vec::new(),
+            last_state: Vec::new(),
+        }
+    }
+}
