@@ -1,0 +1,254 @@
+//! Every kind of bad scene file is refused before anything is written: exit status 2, exactly
+//! one `error: ` line on stderr, nothing on stdout, no output directory. A malformed file is
+//! located by line and column; a well-formed but unphysical one by its field path and the
+//! rule it broke; an element the engine lacks by `unsupported:`. `render` refuses the same way.
+
+mod common;
+
+use std::path::Path;
+
+use common::{output, stiction, texts};
+
+/// A valid scene; each case below changes one thing.
+const GOOD: &str = r#"
+[world]
+contacts = false
+
+[materials.ice]
+friction = 0.05
+
+[[bodies]]
+name = "a"
+mass = 1.0
+position = [0.0, 0.0, 1.0]
+shapes = [{ type = "sphere", radius = 0.1, material = "ice" }]
+
+[[bodies]]
+name = "b"
+position = [1.0, 0.0, 1.0]
+shapes = [{ type = "box", half_extents = [0.5, 0.5, 0.5] }]
+
+[[joints]]
+type = "hinge"
+body_a = "a"
+body_b = "b"
+anchor = [0.5, 0.0, 1.0]
+axis = [0.0, 1.0, 0.0]
+"#;
+
+/// Runs `stiction ARGS... FILE` on `text` saved as `name`, requires the refusal and returns
+/// the error line.
+fn refused(name: &str, text: &str, command: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    let out_dir = dir.path().join("out");
+    let result = output(
+        stiction()
+            .args(command)
+            .arg("--out")
+            .arg(&out_dir)
+            .arg(&file),
+    );
+    let (stdout, stderr) = texts(&result);
+    assert_eq!(result.status.code(), Some(2), "{name}: {stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!out_dir.exists(), "nothing may be written: {stderr}");
+    let written: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(written.len(), 1, "only the scene file itself");
+    stderr.trim().to_string()
+}
+
+fn run_refused(text: &str) -> String {
+    refused("scene.toml", text, &["run"])
+}
+
+#[test]
+fn the_unchanged_scene_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("scene.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let result = output(
+        stiction()
+            .args(["run", "--steps", "2", "--quiet", "--out"])
+            .arg(dir.path().join("out"))
+            .arg(&file),
+    );
+    assert_eq!(result.status.code(), Some(0), "{:?}", texts(&result));
+}
+
+#[test]
+fn malformed_toml_is_located_by_line_and_column() {
+    let text = GOOD.replace("radius = 0.1,", "radius = ,");
+    let line = text.lines().position(|l| l.contains("radius = ,")).unwrap() + 1;
+    let error = run_refused(&text);
+    assert!(error.contains(&format!("scene.toml:{line}:")), "{error}");
+}
+
+#[test]
+fn schema_errors_in_toml_are_located_too() {
+    // A misspelt key and a wrong type: well-formed TOML that the schema refuses.
+    let line = GOOD
+        .lines()
+        .position(|l| l.starts_with("mass = 1.0"))
+        .unwrap()
+        + 1;
+    let error = run_refused(&GOOD.replace("mass = 1.0", "mas = 1.0"));
+    assert!(error.contains(&format!("scene.toml:{line}:")), "{error}");
+    assert!(error.contains("mas"), "{error}");
+    let error = run_refused(&GOOD.replace("mass = 1.0", "mass = \"heavy\""));
+    assert!(error.contains(&format!("scene.toml:{line}:")), "{error}");
+}
+
+#[test]
+fn malformed_json_is_located_by_line_and_column() {
+    let text = "{\n  \"bodies\": [\n    {\"name\": \"a\",, }\n  ]\n}\n";
+    let error = refused("scene.json", text, &["run"]);
+    assert!(error.contains("scene.json:3:"), "{error}");
+}
+
+#[test]
+fn unphysical_values_name_the_field_and_the_rule() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "mass = 1.0",
+            "mass = -2.0",
+            "bodies[0].mass: must be finite and > 0, got -2",
+        ),
+        (
+            "half_extents = [0.5, 0.5, 0.5]",
+            "half_extents = [0.5, 0.0, 0.5]",
+            "bodies[1].shapes[0].half_extents: every half extent must be finite and > 0",
+        ),
+        (
+            "body_b = \"b\"",
+            "body_b = \"nobody\"",
+            "joints[0].body_b: no body named `nobody`",
+        ),
+        (
+            "axis = [0.0, 1.0, 0.0]",
+            "axis = [0.0, 0.0, 0.0]",
+            "joints[0].axis: must be a non-zero direction",
+        ),
+        (
+            "position = [0.0, 0.0, 1.0]",
+            "position = [0.0, nan, 1.0]",
+            "bodies[0].position: every component must be finite",
+        ),
+        (
+            "position = [1.0, 0.0, 1.0]",
+            "position = [1.0, 0.0, inf]",
+            "bodies[1].position: every component must be finite",
+        ),
+        (
+            "friction = 0.05",
+            "friction = -0.1",
+            "materials.ice.friction: must be finite and >= 0, got -0.1",
+        ),
+        (
+            "material = \"ice\"",
+            "material = \"steel\"",
+            "bodies[0].shapes[0].material: no material `steel` in [materials]",
+        ),
+        (
+            "radius = 0.1,",
+            "radius = 0.1, half_height = 0.2,",
+            "bodies[0].shapes[0].half_height: does not apply to a sphere",
+        ),
+        (
+            "name = \"b\"",
+            "name = \"a\"",
+            "bodies[1].name: body names must be unique",
+        ),
+        (
+            "contacts = false",
+            "contacts = false\nerp = 1.5",
+            "world.erp: must be finite and in [0, 1]",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        assert!(GOOD.contains(from), "{from}");
+        let error = run_refused(&GOOD.replacen(from, to, 1));
+        assert!(
+            error.starts_with("error: ")
+                && error.contains("scene.toml: ")
+                && error.contains(expected),
+            "{to}: got {error}, expected {expected}"
+        );
+    }
+}
+
+#[test]
+fn json_scenes_are_checked_by_the_same_rules() {
+    let text =
+        r#"{"bodies": [{"name": "a", "shapes": [{"type": "box", "half_extents": [1, -1, 1]}]}]}"#;
+    let error = refused("scene.json", text, &["run"]);
+    assert!(
+        error.contains("bodies[0].shapes[0].half_extents"),
+        "{error}"
+    );
+}
+
+#[test]
+fn missing_engine_features_are_unsupported_not_ignored() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "contacts = false",
+            "contacts = true",
+            "unsupported: this scene needs contacts",
+        ),
+        (
+            "axis = [0.0, 1.0, 0.0]",
+            "axis = [0.0, 1.0, 0.0]\nmotor = { velocity = 1.0, max_force = 2.0 }",
+            "joints[0].motor: unsupported",
+        ),
+        (
+            "type = \"hinge\"\nbody_a",
+            "type = \"slider\"\nbody_a",
+            "joints[0].type: unsupported",
+        ),
+        (
+            "contacts = false",
+            "contacts = false\nsleeping = true",
+            "world.sleeping: unsupported",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let mut text = GOOD.replacen(from, to, 1);
+        if to.contains("slider") {
+            // A slider has no anchor.
+            text = text.replace("anchor = [0.5, 0.0, 1.0]\n", "");
+        }
+        let error = run_refused(&text);
+        assert!(error.contains(expected), "{to}: {error}");
+    }
+}
+
+#[test]
+fn render_refuses_bad_scenes_and_non_run_directories_alike() {
+    let error = refused(
+        "scene.toml",
+        &GOOD.replace("mass = 1.0", "mass = 0.0"),
+        &["render"],
+    );
+    assert!(error.contains("bodies[0].mass"), "{error}");
+    let dir = tempfile::tempdir().unwrap();
+    let result = output(stiction().arg("render").arg(dir.path()));
+    let (_, stderr) = texts(&result);
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a run directory"), "{stderr}");
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
+
+#[test]
+fn unknown_files_and_formats_are_bad_input() {
+    let result = output(stiction().args(["run", "no/such/scene.toml"]));
+    assert_eq!(result.status.code(), Some(2));
+    assert!(texts(&result).1.contains("cannot read"));
+    let result = output(stiction().args(["run", "scene.yaml"]));
+    assert_eq!(result.status.code(), Some(2));
+    assert!(texts(&result).1.contains("must end in .toml or .json"));
+    assert!(!Path::new("out/scene").exists());
+}
