@@ -167,6 +167,21 @@ fn unphysical_values_name_the_field_and_the_rule() {
             "contacts = false\nerp = 1.5",
             "world.erp: must be finite and in [0, 1]",
         ),
+        (
+            "axis = [0.0, 1.0, 0.0]",
+            "axis = [0.0, 1.0, 0.0]\nlimits = { lower = 1.0, upper = -1.0 }",
+            "joints[0].limits: lower and upper must be finite with lower <= upper",
+        ),
+        (
+            "axis = [0.0, 1.0, 0.0]",
+            "axis = [0.0, 1.0, 0.0]\nmotor = { velocity = 1.0, max_force = -2.0 }",
+            "joints[0].motor.max_force: must be finite and >= 0",
+        ),
+        (
+            "axis = [0.0, 1.0, 0.0]",
+            "axis = [0.0, 1.0, 0.0]\nmotor2 = { velocity = 1.0, max_force = 2.0 }",
+            "joints[0].motor2: does not apply to a hinge joint",
+        ),
     ];
     for (from, to, expected) in cases {
         assert!(GOOD.contains(from), "{from}");
@@ -200,28 +215,18 @@ fn missing_engine_features_are_unsupported_not_ignored() {
             "unsupported: this scene needs contacts",
         ),
         (
-            "axis = [0.0, 1.0, 0.0]",
-            "axis = [0.0, 1.0, 0.0]\nmotor = { velocity = 1.0, max_force = 2.0 }",
-            "joints[0].motor: unsupported",
-        ),
-        (
-            "type = \"hinge\"\nbody_a",
-            "type = \"slider\"\nbody_a",
-            "joints[0].type: unsupported",
-        ),
-        (
             "contacts = false",
             "contacts = false\nsleeping = true",
             "world.sleeping: unsupported",
         ),
+        (
+            "[materials.ice]",
+            "[record]\ncontact_forces = true\n\n[materials.ice]",
+            "record.contact_forces: unsupported",
+        ),
     ];
     for (from, to, expected) in cases {
-        let mut text = GOOD.replacen(from, to, 1);
-        if to.contains("slider") {
-            // A slider has no anchor.
-            text = text.replace("anchor = [0.5, 0.0, 1.0]\n", "");
-        }
-        let error = run_refused(&text);
+        let error = run_refused(&GOOD.replacen(from, to, 1));
         assert!(error.contains(expected), "{to}: {error}");
     }
 }

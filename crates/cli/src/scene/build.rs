@@ -6,16 +6,21 @@
 //! the whole file. Each such refusal is one match arm or check below, so adding an engine
 //! feature means replacing that arm with the engine call.
 
+use stiction::joint::{
+    AxisControl, DistanceJoint, FixedJoint, Hinge2Joint, JointLimit, JointMotor, SliderJoint,
+    UniversalJoint,
+};
 use stiction::math::{Quat, Vec3};
 use stiction::{
-    BodyHandle, BodyKind, ExactSettings, GyroscopicMode, IterativeSettings, JointHandle,
-    MassProperties, PostStabilization, RigidBodyBuilder, Softness, Solver, World, WorldSettings,
+    BallJoint, BodyHandle, BodyKind, ExactSettings, GyroscopicMode, HingeJoint, IterativeSettings,
+    JointBuilder, JointHandle, JointKind, MassProperties, PostStabilization, RigidBodyBuilder,
+    Softness, Solver, World, WorldSettings,
 };
 
 use crate::scene::error::FieldError;
 use crate::scene::schema::{
-    AxisAngle, BodyDesc, BodyKindDesc, GyroscopicDesc, JointDesc, JointKindDesc, RecordDesc,
-    RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverKind, WORLD,
+    AxisAngle, BodyDesc, BodyKindDesc, GyroscopicDesc, JointDesc, JointKindDesc, LimitDesc,
+    MotorDesc, RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverKind, WORLD,
 };
 
 /// The density of a body that gives neither mass nor density, kg/m^3 (water).
@@ -141,7 +146,7 @@ pub fn steps_for(duration: f64, h: f64) -> u64 {
 }
 
 /// Refuses what this engine build cannot simulate. Today: collision detection and contacts,
-/// sleeping, joint types other than ball and hinge, joint limits and motors.
+/// and sleeping.
 fn check_engine_support(scene: &SceneFile) -> Result<(), FieldError> {
     if scene.world.sleeping {
         return Err(FieldError::unsupported(
@@ -386,37 +391,11 @@ fn build_joint(
                 .ok_or_else(|| FieldError::invalid(format!("{path}.body_b"), "unknown body"))?,
         )
     };
-    if desc.limits.is_some() {
-        return Err(FieldError::unsupported(
-            format!("{path}.limits"),
-            "the engine has no joint limits yet",
-        ));
-    }
-    if desc.motor.is_some() {
-        return Err(FieldError::unsupported(
-            format!("{path}.motor"),
-            "the engine has no joint motors yet",
-        ));
-    }
-    let anchor = Vec3::from_array(desc.anchor.unwrap_or_default());
     let engine = |e: stiction::WorldError| FieldError::invalid(path.to_string(), e.to_string());
-    let handle = match desc.kind {
-        JointKindDesc::Ball => world
-            .add_ball_joint(body_a, body_b, anchor)
-            .map_err(engine)?,
-        JointKindDesc::Hinge => {
-            let axis = Vec3::from_array(desc.axis.unwrap_or_default());
-            world
-                .add_hinge_joint(body_a, body_b, anchor, axis)
-                .map_err(engine)?
-        }
-        other => {
-            return Err(FieldError::unsupported(
-                format!("{path}.type"),
-                format!("the engine has no {other:?} joint yet").to_lowercase(),
-            ))
-        }
-    };
+    let kind = joint_kind(world, desc, body_a, body_b, path)?;
+    let handle = world
+        .add_joint(JointBuilder::new(body_a, body_b, kind))
+        .map_err(engine)?;
     let joint = world.joint_mut(handle).map_err(engine)?;
     joint.set_post_stabilize(desc.post_stabilize && scene.world.post_stabilization);
     if desc.erp.is_some() || desc.cfm.is_some() {
@@ -427,4 +406,84 @@ fn build_joint(
         joint.set_softness(Some(softness)).map_err(engine)?;
     }
     Ok(handle)
+}
+
+/// The limit and motor of one joint coordinate.
+fn control(
+    limits: Option<&LimitDesc>,
+    motor: Option<&MotorDesc>,
+    path: &str,
+) -> Result<AxisControl, FieldError> {
+    let limit = limits
+        .map(|l| JointLimit::new(l.lower, l.upper))
+        .transpose()
+        .map_err(|e| FieldError::invalid(format!("{path}.limits"), e.to_string()))?;
+    let motor = motor
+        .map(|m| JointMotor::new(m.velocity, m.max_force))
+        .transpose()
+        .map_err(|e| FieldError::invalid(format!("{path}.motor"), e.to_string()))?;
+    Ok(AxisControl { limit, motor })
+}
+
+/// The engine description of a joint at the bodies' current poses.
+fn joint_kind(
+    world: &World,
+    desc: &JointDesc,
+    body_a: BodyHandle,
+    body_b: Option<BodyHandle>,
+    path: &str,
+) -> Result<JointKind, FieldError> {
+    let engine = |e: stiction::WorldError| FieldError::invalid(path.to_string(), e.to_string());
+    let pose_a = world.pose(Some(body_a)).map_err(engine)?;
+    let pose_b = world.pose(body_b).map_err(engine)?;
+    // Validation made sure each type has the fields it needs.
+    let vector = |v: Option<[f64; 3]>| Vec3::from_array(v.unwrap_or_default());
+    let (anchor, axis, axis2) = (vector(desc.anchor), vector(desc.axis), vector(desc.axis2));
+    let first = control(desc.limits.as_ref(), desc.motor.as_ref(), path)?;
+    let second = control(desc.limits2.as_ref(), desc.motor2.as_ref(), path)?;
+    Ok(match desc.kind {
+        JointKindDesc::Ball => BallJoint::at_world_point(anchor, &pose_a, &pose_b)
+            .map_err(engine)?
+            .into(),
+        JointKindDesc::Hinge => HingeJoint::at_world_axis(anchor, axis, &pose_a, &pose_b)
+            .map_err(engine)?
+            .with_control(first)
+            .into(),
+        JointKindDesc::Slider => SliderJoint::along_world_axis(axis, &pose_a, &pose_b)
+            .map_err(engine)?
+            .with_control(first)
+            .into(),
+        JointKindDesc::Fixed => FixedJoint::at_current_poses(&pose_a, &pose_b).into(),
+        JointKindDesc::Universal => {
+            UniversalJoint::at_world_point(anchor, axis, axis2, &pose_a, &pose_b)
+                .map_err(engine)?
+                .with_control(0, first)
+                .with_control(1, second)
+                .into()
+        }
+        JointKindDesc::Hinge2 => {
+            let mut joint = Hinge2Joint::at_world_point(anchor, axis, axis2, &pose_a, &pose_b)
+                .map_err(engine)?;
+            joint.steering = first;
+            joint.wheel = second;
+            if let Some(spring) = &desc.suspension {
+                joint = joint
+                    .with_suspension(spring.stiffness, spring.damping)
+                    .map_err(engine)?;
+            }
+            joint.into()
+        }
+        JointKindDesc::Distance => {
+            let anchor_b = vector(desc.anchor_b);
+            let mut joint = DistanceJoint::between_world_points(anchor, anchor_b, &pose_a, &pose_b)
+                .map_err(engine)?;
+            if let Some(length) = desc.length {
+                joint.distance = length;
+            }
+            if let Some(limit) = first.limit {
+                joint = joint.with_limit(limit);
+            }
+            joint.into()
+        }
+    })
 }

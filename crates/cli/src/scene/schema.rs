@@ -313,7 +313,8 @@ pub enum JointKindDesc {
     Fixed,
     /// Universal: `anchor`, `axis` (on A), `axis2` (on B).
     Universal,
-    /// Hinge-2 (a car wheel): `anchor`, `axis` (steering, on A), `axis2` (wheel, on B).
+    /// Hinge-2 (a car wheel, body A the wheel, B the chassis): `anchor`, `axis` (steering,
+    /// fixed in B), `axis2` (wheel axle, fixed in A).
     Hinge2,
     /// Distance: `anchor` on A, `anchor_b` on B, optional `length`.
     Distance,
@@ -337,6 +338,16 @@ pub struct MotorDesc {
     pub velocity: f64,
     /// Largest force or torque the motor may apply, N or N m, `>= 0`.
     pub max_force: f64,
+}
+
+/// A spring: stiffness and damping, both finite and `>= 0`, not both zero.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpringDesc {
+    /// N/m.
+    pub stiffness: f64,
+    /// N s/m.
+    pub damping: f64,
 }
 
 /// A joint.
@@ -369,12 +380,22 @@ pub struct JointDesc {
     /// Rest length of a distance joint, m; default the initial distance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<f64>,
-    /// Limit on the joint coordinate.
+    /// Limit on the joint's first coordinate (hinge angle, slider position, universal first
+    /// angle, hinge-2 steering angle, distance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<LimitDesc>,
-    /// Motor on the joint coordinate.
+    /// Motor on the joint's first coordinate (hinge, slider, universal, hinge-2 steering).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub motor: Option<MotorDesc>,
+    /// Limit on the second coordinate (universal second angle, hinge-2 wheel angle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits2: Option<LimitDesc>,
+    /// Motor on the second coordinate (universal second angle, hinge-2 wheel: the drive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motor2: Option<MotorDesc>,
+    /// Hinge-2 suspension spring along the steering axis; default rigid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<SpringDesc>,
     /// This joint's ERP; default the world's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub erp: Option<f64>,

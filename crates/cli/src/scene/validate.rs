@@ -292,7 +292,7 @@ fn joint(path: &str, joint: &JointDesc, bodies: &HashSet<&str>) -> Check {
         ));
     }
     use JointKindDesc as K;
-    let needs_anchor = !matches!(joint.kind, K::Slider);
+    let needs_anchor = !matches!(joint.kind, K::Slider | K::Fixed);
     let needs_axis = matches!(joint.kind, K::Hinge | K::Slider | K::Universal | K::Hinge2);
     let needs_axis2 = matches!(joint.kind, K::Universal | K::Hinge2);
     let takes_anchor_b = matches!(joint.kind, K::Distance);
@@ -330,21 +330,62 @@ fn joint(path: &str, joint: &JointDesc, bodies: &HashSet<&str>) -> Check {
     if let Some(length) = joint.length {
         positive(&format!("{path}.length"), length)?;
     }
-    if let Some(limits) = &joint.limits {
-        let field = format!("{path}.limits");
-        if !(limits.lower.is_finite() && limits.upper.is_finite() && limits.lower <= limits.upper) {
+    // How many coordinates take a limit and a motor.
+    let (limited, motorised) = match joint.kind {
+        K::Ball | K::Fixed => (0, 0),
+        K::Hinge | K::Slider => (1, 1),
+        K::Universal | K::Hinge2 => (2, 2),
+        K::Distance => (1, 0),
+    };
+    let controls = [
+        ("limits", 1, joint.limits.is_some(), limited),
+        ("limits2", 2, joint.limits2.is_some(), limited),
+        ("motor", 1, joint.motor.is_some(), motorised),
+        ("motor2", 2, joint.motor2.is_some(), motorised),
+    ];
+    for (field, needs, present, available) in controls {
+        if present && available < needs {
             return Err(FieldError::invalid(
-                field,
-                format!(
-                    "lower and upper must be finite with lower <= upper, got [{}, {}]",
-                    limits.lower, limits.upper
-                ),
+                format!("{path}.{field}"),
+                format!("does not apply to a {kind} joint"),
             ));
         }
     }
-    if let Some(motor) = &joint.motor {
-        finite(&format!("{path}.motor.velocity"), motor.velocity)?;
-        non_negative(&format!("{path}.motor.max_force"), motor.max_force)?;
+    for (field, limits) in [("limits", &joint.limits), ("limits2", &joint.limits2)] {
+        if let Some(limits) = limits {
+            let ordered = limits.lower <= limits.upper;
+            if !(limits.lower.is_finite() && limits.upper.is_finite() && ordered) {
+                return Err(FieldError::invalid(
+                    format!("{path}.{field}"),
+                    format!(
+                        "lower and upper must be finite with lower <= upper, got [{}, {}]",
+                        limits.lower, limits.upper
+                    ),
+                ));
+            }
+        }
+    }
+    for (field, motor) in [("motor", &joint.motor), ("motor2", &joint.motor2)] {
+        if let Some(motor) = motor {
+            finite(&format!("{path}.{field}.velocity"), motor.velocity)?;
+            non_negative(&format!("{path}.{field}.max_force"), motor.max_force)?;
+        }
+    }
+    if let Some(spring) = &joint.suspension {
+        if joint.kind != K::Hinge2 {
+            return Err(FieldError::invalid(
+                format!("{path}.suspension"),
+                format!("does not apply to a {kind} joint"),
+            ));
+        }
+        non_negative(&format!("{path}.suspension.stiffness"), spring.stiffness)?;
+        non_negative(&format!("{path}.suspension.damping"), spring.damping)?;
+        if spring.stiffness + spring.damping == 0.0 {
+            return Err(FieldError::invalid(
+                format!("{path}.suspension"),
+                "stiffness and damping cannot both be zero",
+            ));
+        }
     }
     if let Some(erp) = joint.erp {
         if !(erp.is_finite() && (0.0..=1.0).contains(&erp)) {
