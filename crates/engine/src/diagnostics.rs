@@ -7,6 +7,8 @@ use stiction_lcp::Status;
 /// The phases of a step, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StepPhase {
+    /// Broad and narrow phase, the contact hook, waking.
+    Collision,
     /// External forces, gravity, damping and the gyroscopic term: the unconstrained velocity.
     Forces,
     /// Joints (and later contacts) write their rows.
@@ -26,6 +28,7 @@ pub enum StepPhase {
 impl fmt::Display for StepPhase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            StepPhase::Collision => "collision",
             StepPhase::Forces => "forces",
             StepPhase::Rows => "rows",
             StepPhase::Islands => "islands",
@@ -40,6 +43,8 @@ impl fmt::Display for StepPhase {
 /// Wall time spent in each phase of the last step.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PhaseTimes {
+    /// [`StepPhase::Collision`].
+    pub collision: Duration,
     /// [`StepPhase::Forces`].
     pub forces: Duration,
     /// [`StepPhase::Rows`].
@@ -123,6 +128,14 @@ pub struct StepStats {
     pub gyroscopic_fallbacks: usize,
     /// Non-finite values detected (a step that detects one is refused).
     pub non_finite: usize,
+    /// Collider pairs whose boxes overlap (broad phase, after filtering).
+    pub collision_pairs: usize,
+    /// Contact points that became rows.
+    pub contacts: usize,
+    /// Collider pairs parry has no contact algorithm for (they make no contacts).
+    pub unsupported_pairs: usize,
+    /// Bodies asleep at the end of the step.
+    pub sleeping_bodies: usize,
     /// Joints that broke in this step (their force or torque exceeded the breaking
     /// threshold; they are now disabled, [`crate::Joint::is_broken`]).
     pub broken_joints: Vec<crate::world::JointHandle>,

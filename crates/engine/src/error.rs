@@ -249,6 +249,15 @@ pub enum WorldError {
     /// The joint handle names a joint that was removed (or belongs to another world).
     #[error("stale or foreign joint handle {0:?}")]
     StaleJoint(crate::world::JointHandle),
+    /// The collider handle names a collider that was removed (or belongs to another world).
+    #[error("stale or foreign collider handle {0:?}")]
+    StaleCollider(crate::collision::ColliderHandle),
+    /// A collider description cannot be built.
+    #[error("invalid collider: {reason}")]
+    InvalidCollider {
+        /// What is wrong, e.g. `"a half-space needs a unit outward normal"`.
+        reason: &'static str,
+    },
     /// A world, solver or joint setting is out of its documented range.
     #[error("setting `{name}` = {value} is invalid: {rule}")]
     InvalidSetting {

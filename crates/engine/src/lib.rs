@@ -10,14 +10,19 @@
 //!   `w x I w`; [`integrate`]: velocity and pose updates of one body.
 //! - [`constraint`]: the row API every constraint producer writes through (flat row storage,
 //!   [`constraint::RowWriter`], shared parts, ERP/CFM); [`joint`]: joint types.
-//! - [`scenes`]: the collision-free benchmark scenes of shared/SCENES.md.
+//! - [`collision`]: colliders (parry shapes on bodies or static), groups, broad and
+//!   narrow phase; [`contact`]: materials, the contact hook, contact rows, friction models,
+//!   restitution and the reported forces; [`sleep`]: resting bodies stop costing work.
+//! - [`scenes`]: the benchmark scenes of shared/SCENES.md.
 //! - [`math`] (the glam types parry uses) and [`error`].
 
 #![warn(missing_docs)]
 
 mod assemble;
 pub mod body;
+pub mod collision;
 pub mod constraint;
+pub mod contact;
 pub mod diagnostics;
 pub mod error;
 pub mod gyroscopic;
@@ -27,6 +32,7 @@ pub mod joint;
 pub mod math;
 mod poststab;
 pub mod scenes;
+pub mod sleep;
 mod sparse;
 mod stepper;
 pub mod world;
@@ -35,7 +41,12 @@ pub use parry3d_f64 as parry;
 pub use stiction_lcp as lcp;
 
 pub use body::{BodyKind, InverseMass, MassProperties, RigidBody, RigidBodyBuilder, Velocity};
+pub use collision::{Collider, ColliderBuilder, ColliderHandle, CollisionGroups};
 pub use constraint::{Pose, Softness};
+pub use contact::{
+    Contact, ContactCandidate, ContactGeometry, ContactHook, ContactSettings, ContactWrench,
+    FrictionModel, HookAction, Material,
+};
 pub use diagnostics::{IslandReport, PhaseTimes, PostStabilizationStats, StepPhase, StepStats};
 pub use error::{BodyError, IntegrationError, JointError, MassPropertiesError, WorldError};
 pub use gyroscopic::{
@@ -50,6 +61,7 @@ pub use joint::{
     JointAxisState, JointBuilder, JointFeedback, JointKind, JointLimit, JointMotor, JointRows,
     SliderJoint, UniversalJoint,
 };
+pub use sleep::SleepSettings;
 pub use world::{
     BodyHandle, CurvatureCorrection, ExactSettings, IterativeSettings, JointHandle,
     PostStabilization, PostStabilizationMethod, Solver, World, WorldSettings,

@@ -1,11 +1,20 @@
-//! The benchmark scenes of shared/SCENES.md that need no collision detection, built in one
-//! place for the tests, the benchmarks and the command line (shared/STYLE.md habit 6).
+//! The benchmark scenes of shared/SCENES.md, built in one place for the tests, the
+//! benchmarks and the command line (shared/STYLE.md habit 6).
 //!
+//! - S1 pyramid-N ([`pyramid`], [`pyramid_20`]): a 2D pyramid of unit boxes on the ground.
+//! - S2 sphere-pile ([`sphere_pile`], [`sphere_pile_1000`]): a jittered grid of spheres
+//!   falling into a walled container.
 //! - S3 chain-100 ([`chain_100`]): 100 boxes joined end to end by ball joints, hanging from
 //!   the static world, released horizontally.
+//! - S4 stack-20 ([`stack`], [`stack_20`]): a column of unit boxes on the ground.
 //! - S5 spinner ([`spinner`]): one free box spinning about no principal axis.
+//!
+//! The contact scenes share shared/SCENES.md's settings: the ground is the static
+//! half-space `z <= 0`, every material has friction 0.5 and restitution 0, ERP 0.2,
+//! CFM `1e-5`, no damping, no sleeping.
 
 use crate::body::{MassProperties, RigidBodyBuilder};
+use crate::collision::ColliderBuilder;
 use crate::error::WorldError;
 use crate::gyroscopic::GyroscopicMode;
 use crate::math::Vec3;
@@ -27,6 +36,167 @@ pub struct Scene {
     pub bodies: Vec<BodyHandle>,
     /// Joints in the order the scene describes them (chain: the world joint first).
     pub joints: Vec<JointHandle>,
+}
+
+/// Edge of the unit boxes of S1 and S4, m.
+const BOX_EDGE: f64 = 1.0;
+/// Radius of the spheres of S2, m.
+const SPHERE_RADIUS: f64 = 0.5;
+
+/// The static ground: the half-space `z <= 0`, default material.
+pub fn add_ground(world: &mut World) -> Result<(), WorldError> {
+    world.add_collider(ColliderBuilder::halfspace(Vec3::Z)?, None)?;
+    Ok(())
+}
+
+fn unit_box(world: &mut World, position: Vec3) -> Result<BodyHandle, WorldError> {
+    let half = Vec3::splat(0.5 * BOX_EDGE);
+    let mass =
+        MassProperties::cuboid_with_mass(half, 1.0).map_err(crate::error::BodyError::from)?;
+    let body = world.add_body(
+        RigidBodyBuilder::dynamic()
+            .mass_properties(mass)
+            .position(position)
+            .build()?,
+    );
+    world.add_collider(ColliderBuilder::cuboid(half)?, Some(body))?;
+    Ok(body)
+}
+
+fn contact_scene(world: World, steps: usize, bodies: Vec<BodyHandle>) -> Scene {
+    Scene {
+        world,
+        h: SCENE_STEP,
+        steps,
+        bodies,
+        joints: Vec::new(),
+    }
+}
+
+/// S1 pyramid-20 (210 boxes) with shared/SCENES.md's settings and the given stepper.
+pub fn pyramid_20(solver: Solver) -> Result<Scene, WorldError> {
+    pyramid(20, scene_settings(solver))
+}
+
+/// A 2D pyramid of `rows` rows of 1 kg unit boxes in the x-z plane on the ground: row
+/// `k` has `rows - k` boxes at `x = i - (rows - k - 1) / 2`, `z = 0.5 + k`. Bodies are
+/// listed row by row from the bottom, so the last one is the top box. 600 steps.
+pub fn pyramid(rows: usize, settings: WorldSettings) -> Result<Scene, WorldError> {
+    let mut world = World::with_settings(settings)?;
+    add_ground(&mut world)?;
+    let mut bodies = Vec::with_capacity(rows * (rows + 1) / 2);
+    for k in 0..rows {
+        let count = rows - k;
+        for i in 0..count {
+            let x = (i as f64 - (count as f64 - 1.0) / 2.0) * BOX_EDGE;
+            let z = 0.5 * BOX_EDGE + k as f64 * BOX_EDGE;
+            bodies.push(unit_box(&mut world, Vec3::new(x, 0.0, z))?);
+        }
+    }
+    Ok(contact_scene(world, 600, bodies))
+}
+
+/// S4 stack-20 with shared/SCENES.md's settings and the given stepper.
+pub fn stack_20(solver: Solver) -> Result<Scene, WorldError> {
+    stack(20, scene_settings(solver))
+}
+
+/// `count` 1 kg unit boxes stacked exactly at `x = y = 0`, `z = 0.5 + i`, on the ground;
+/// bottom first, so the last body is the top box. 3000 steps.
+pub fn stack(count: usize, settings: WorldSettings) -> Result<Scene, WorldError> {
+    let mut world = World::with_settings(settings)?;
+    add_ground(&mut world)?;
+    let bodies = (0..count)
+        .map(|i| unit_box(&mut world, Vec3::new(0.0, 0.0, 0.5 + i as f64)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(contact_scene(world, 3000, bodies))
+}
+
+/// S2 sphere-pile (1000 spheres) with shared/SCENES.md's settings and the given stepper.
+pub fn sphere_pile_1000(solver: Solver) -> Result<Scene, WorldError> {
+    sphere_pile(10, 10, scene_settings(solver))
+}
+
+/// The half width, m, of the container of a sphere pile `side` spheres wide: 7 for 10.
+pub fn sphere_pile_half_width(side: usize) -> f64 {
+    0.6 * side as f64 + 1.0
+}
+
+/// A grid of `side x side x layers` spheres of radius 0.5 m and 1 kg, spacing 1.2 m,
+/// centred on `x = y = 0`, lowest layer at `z = 1`, sphere `(i, j, k)` (number
+/// `n = i + side j + side^2 k`) displaced by `0.05 (h(n, 0), h(n, 1))` with
+/// `h(n, c) = ((7919 n + 104729 c + 17) mod 2001) / 1000 - 1`, inside the ground and four
+/// static walls 10 m high whose inner faces are at `x, y = +-`[`sphere_pile_half_width`].
+/// With `side = layers = 10` this is S2 exactly. 600 steps.
+pub fn sphere_pile(
+    side: usize,
+    layers: usize,
+    settings: WorldSettings,
+) -> Result<Scene, WorldError> {
+    const SPACING: f64 = 1.2;
+    const WALL_HEIGHT: f64 = 10.0;
+    const WALL_THICKNESS: f64 = 1.0;
+    let mut world = World::with_settings(settings)?;
+    add_ground(&mut world)?;
+    let inner = sphere_pile_half_width(side);
+    let half_length = inner + WALL_THICKNESS;
+    let centre = inner + 0.5 * WALL_THICKNESS;
+    let half_height = 0.5 * WALL_HEIGHT;
+    for (position, half) in [
+        (
+            Vec3::new(centre, 0.0, half_height),
+            Vec3::new(0.5 * WALL_THICKNESS, half_length, half_height),
+        ),
+        (
+            Vec3::new(-centre, 0.0, half_height),
+            Vec3::new(0.5 * WALL_THICKNESS, half_length, half_height),
+        ),
+        (
+            Vec3::new(0.0, centre, half_height),
+            Vec3::new(half_length, 0.5 * WALL_THICKNESS, half_height),
+        ),
+        (
+            Vec3::new(0.0, -centre, half_height),
+            Vec3::new(half_length, 0.5 * WALL_THICKNESS, half_height),
+        ),
+    ] {
+        world.add_collider(ColliderBuilder::cuboid(half)?.position(position), None)?;
+    }
+    let jitter = |n: usize, c: usize| ((n * 7919 + c * 104_729 + 17) % 2001) as f64 / 1000.0 - 1.0;
+    let mass = MassProperties::sphere_with_mass(SPHERE_RADIUS, 1.0)
+        .map_err(crate::error::BodyError::from)?;
+    let offset = 0.5 * (side as f64 - 1.0);
+    let mut bodies = Vec::with_capacity(side * side * layers);
+    for k in 0..layers {
+        for j in 0..side {
+            for i in 0..side {
+                let n = i + side * j + side * side * k;
+                let position = Vec3::new(
+                    (i as f64 - offset) * SPACING + 0.05 * jitter(n, 0),
+                    (j as f64 - offset) * SPACING + 0.05 * jitter(n, 1),
+                    1.0 + SPACING * k as f64,
+                );
+                let body = world.add_body(
+                    RigidBodyBuilder::dynamic()
+                        .mass_properties(mass)
+                        .position(position)
+                        .build()?,
+                );
+                world.add_collider(ColliderBuilder::ball(SPHERE_RADIUS)?, Some(body))?;
+                bodies.push(body);
+            }
+        }
+    }
+    Ok(contact_scene(world, 600, bodies))
+}
+
+/// shared/SCENES.md's settings (ERP 0.2, CFM `1e-5`, standard gravity, friction 0.5,
+/// restitution 0, no sleeping) with the given stepper.
+pub fn scene_settings(solver: Solver) -> WorldSettings {
+    WorldSettings {
+        solver,
+        ..WorldSettings::default()
+    }
 }
 
 /// S3 chain-100 with shared/SCENES.md's settings (ERP 0.2, CFM `1e-5`, standard gravity,

@@ -30,6 +30,7 @@
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
 use crate::constraint::{Pose, RowMotion, RowStorage, Softness};
+use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::error::{IntegrationError, WorldError};
 use crate::gyroscopic::{angular_velocity_after_step, RotationalState};
@@ -39,6 +40,7 @@ use crate::joint::curvature::{add_curvature_targets, CurvatureScratch};
 use crate::joint::{Joint, JointFeedback, JointRows};
 use crate::math::Vec3;
 use crate::poststab::PostStabilizer;
+use crate::sleep::Activity;
 use crate::sparse::{scatter, sparse_residual, RowMass, SparseOperator};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
@@ -76,6 +78,10 @@ pub(crate) struct StepScratch {
     dantzig: DantzigSolver,
     problems: ProblemPool,
     poststab: PostStabilizer,
+    /// Per body slot: the weight estimate and supporting points of
+    /// [`contact_rows::estimate_loads`].
+    contact_load: Vec<f64>,
+    contact_supports: Vec<u32>,
     curvature: CurvatureScratch,
 }
 
@@ -120,15 +126,46 @@ impl World {
         let World {
             bodies,
             joints,
+            colliders,
             settings,
             stats,
             scratch,
+            collision,
+            hook,
+            sleep,
+            contacts,
+            wrenches,
             ..
         } = self;
         let s = scratch;
+        let model = settings.contacts.friction_model;
 
         let clock = Instant::now();
-        predict_velocities(bodies, settings.gravity, h, &mut s.hot, stats)?;
+        crate::collision::detect(
+            collision,
+            colliders,
+            bodies,
+            joints,
+            sleep,
+            hook,
+            &settings.contacts,
+            settings.sleep.enabled,
+            settings.gravity,
+        )?;
+        stats.collision_pairs = collision.pairs.len();
+        stats.contacts = collision.points.len();
+        stats.unsupported_pairs = collision.unsupported_pairs;
+        stats.times.collision = clock.elapsed();
+
+        let clock = Instant::now();
+        predict_velocities(
+            bodies,
+            &sleep.activity,
+            settings.gravity,
+            h,
+            &mut s.hot,
+            stats,
+        )?;
         stats.times.forces = clock.elapsed();
 
         let clock = Instant::now();
@@ -160,6 +197,30 @@ impl World {
                 &s.joint_rows,
             );
         }
+        // Contacts are projected after the step when post-stabilisation is on for them.
+        let projected = settings.contacts.post_stabilize && settings.post_stabilization.enabled;
+        contact_rows::prepare(
+            &mut collision.points,
+            &s.hot.predicted,
+            &s.hot.pose,
+            settings.contacts.restitution_threshold,
+        );
+        contact_rows::estimate_loads(
+            &mut collision.points,
+            &s.hot.inverse_mass,
+            settings.gravity,
+            &mut s.contact_load,
+            &mut s.contact_supports,
+        );
+        contact_rows::write_rows(
+            &mut collision.points,
+            &s.hot.pose,
+            settings.softness,
+            model,
+            false,
+            projected,
+            &mut s.raw,
+        );
         check_rows(&s.raw, bodies)?;
         stats.times.rows = clock.elapsed();
 
@@ -173,18 +234,25 @@ impl World {
         stats.times.islands = clock.elapsed();
 
         let clock = Instant::now();
-        solve_islands(s, &settings.solver, h, stats)?;
+        solve_islands(s, &settings.solver, model, h, stats)?;
         stats.times.solve = clock.elapsed();
 
         let clock = Instant::now();
         update_velocities(s, bodies, h)?;
-        integrate_poses(bodies, &mut s.hot, h, stats)?;
+        integrate_poses(bodies, &sleep.activity, &mut s.hot, h, stats)?;
         stats.times.integration = clock.elapsed();
 
         let clock = Instant::now();
-        if settings.post_stabilization.enabled && joints.len() > 0 {
+        let stabilized_contacts = if projected {
+            &mut collision.points[..]
+        } else {
+            &mut []
+        };
+        let any_rows = joints.len() > 0 || !stabilized_contacts.is_empty();
+        if settings.post_stabilization.enabled && any_rows {
             s.poststab.run(
                 joints,
+                stabilized_contacts,
                 &mut s.hot,
                 settings.softness,
                 &settings.post_stabilization,
@@ -194,6 +262,33 @@ impl World {
         stats.times.post_stabilization = clock.elapsed();
 
         commit(bodies, joints, s, &mut stats.broken_joints);
+        wrenches.clear();
+        wrenches.resize(s.hot.pose.len(), Default::default());
+        contact_rows::read_forces(
+            &mut collision.points,
+            &s.raw,
+            &s.hot.pose,
+            model,
+            contacts,
+            wrenches,
+        );
+        collision.remember();
+        if settings.sleep.enabled {
+            let islands = (0..s.islands.len()).map(|k| s.islands.bodies(k));
+            sleep.fall_asleep(
+                &settings.sleep,
+                h,
+                &s.hot.next_velocity,
+                &s.hot.next_pose,
+                islands,
+            );
+            for slot in 0..bodies.capacity() {
+                if let (true, Some(body)) = (sleep.is_asleep(slot), bodies.slot_mut(slot)) {
+                    body.velocity = Velocity::default();
+                }
+            }
+        }
+        stats.sleeping_bodies = sleep.sleeping();
         Ok(())
     }
 }
@@ -201,6 +296,7 @@ impl World {
 /// Phase 1: fills the hot arrays and the unconstrained velocities `u*`.
 fn predict_velocities(
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
+    activity: &[Activity],
     gravity: Vec3,
     h: f64,
     hot: &mut HotBodies,
@@ -214,6 +310,8 @@ fn predict_velocities(
         hot.pose[slot] = Pose::of(body);
         let velocity = [body.velocity.linear, body.velocity.angular];
         hot.predicted[slot] = match body.kind {
+            // A sleeper is fixed until it wakes (crate::sleep).
+            BodyKind::Dynamic if activity.get(slot) == Some(&Activity::Asleep) => [Vec3::ZERO; 2],
             BodyKind::Dynamic => {
                 hot.dynamic[slot] = true;
                 hot.inverse_mass[slot] = body.inverse_mass;
@@ -349,6 +447,7 @@ fn check_rows(
 fn solve_islands(
     s: &mut StepScratch,
     solver: &Solver,
+    model: FrictionModel,
     h: f64,
     stats: &mut StepStats,
 ) -> Result<(), WorldError> {
@@ -369,9 +468,10 @@ fn solve_islands(
     }
     for k in 0..s.islands.len() {
         let report = match solver {
-            Solver::Exact(exact) => solve_exact(s, k, exact, stats)?,
+            Solver::Exact(exact) => solve_exact(s, k, exact, model, stats)?,
             Solver::Iterative(iterative) => {
-                let report = solve_iterative(s, k, iterative)?;
+                let cone = model == FrictionModel::CoulombCone;
+                let report = solve_iterative(s, k, iterative, cone)?;
                 stats.sweeps += report.iterations;
                 report
             }
@@ -392,6 +492,7 @@ fn solve_exact(
     s: &mut StepScratch,
     k: usize,
     settings: &ExactSettings,
+    model: FrictionModel,
     stats: &mut StepStats,
 ) -> Result<IslandReport, WorldError> {
     let range = s.islands.rows(k);
@@ -412,10 +513,16 @@ fn solve_exact(
         s.guess
             .extend(s.rows.warm_state[range.clone()].iter().flatten());
     }
-    let report = s
-        .dantzig
-        .solve(problem, &settings.dantzig, warm.then_some(&s.guess[..]))
-        .map_err(solver_error)?;
+    let polygonal = matches!(model, FrictionModel::PolygonalCone { .. })
+        && problem.findex.iter().any(Option::is_some);
+    let report = if polygonal {
+        // Friction rows are polygon edges: Lemke on seed 004's formulation.
+        crate::contact::polygonal::solve(problem, &Default::default()).map_err(solver_error)?
+    } else {
+        s.dantzig
+            .solve(problem, &settings.dantzig, warm.then_some(&s.guess[..]))
+            .map_err(solver_error)?
+    };
     stats.pivots += report.iterations;
     let mut island = IslandReport {
         bodies: s.islands.bodies(k).len(),
@@ -430,13 +537,17 @@ fn solve_exact(
     let solved = report.status.is_solved() && report.x.iter().all(|v| v.is_finite());
     if solved {
         s.rows.lambda[range.clone()].copy_from_slice(&report.x);
-        let states = s.dantzig.active_set();
-        for (state, new) in s.rows.warm_state[range].iter_mut().zip(states) {
-            *state = (!report.fell_back).then_some(*new);
+        if polygonal {
+            s.rows.warm_state[range].fill(None);
+        } else {
+            let states = s.dantzig.active_set();
+            for (state, new) in s.rows.warm_state[range].iter_mut().zip(states) {
+                *state = (!report.fell_back).then_some(*new);
+            }
         }
     } else {
         // Dantzig failed: Gauss-Seidel on the untouched sparse rows, from last step's forces.
-        let fallback = solve_iterative(s, k, &settings.fallback)?;
+        let fallback = solve_iterative(s, k, &settings.fallback, false)?;
         stats.sweeps += fallback.iterations;
         island.status = fallback.status;
         island.iterations += fallback.iterations;
@@ -450,10 +561,13 @@ fn solve_exact(
     Ok(island)
 }
 
+/// Gauss-Seidel on island `k`; `coulomb_cone` projects friction pairs onto the disk
+/// (`PgsOptions::coulomb_cone`; the reported residual still measures the box).
 fn solve_iterative(
     s: &mut StepScratch,
     k: usize,
     settings: &IterativeSettings,
+    coulomb_cone: bool,
 ) -> Result<IslandReport, WorldError> {
     let range = s.islands.rows(k);
     s.x.clear();
@@ -484,7 +598,10 @@ fn solve_iterative(
         hi,
         findex,
         &mut s.x,
-        &settings.pgs_options(),
+        &stiction_lcp::pgs::PgsOptions {
+            coulomb_cone,
+            ..settings.pgs_options()
+        },
         &mut s.pgs,
     )
     .map_err(solver_error)?;
@@ -545,6 +662,7 @@ fn update_velocities(
 /// Phase 6: the new poses, by [`advance_pose`] on a copy of each body.
 fn integrate_poses(
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
+    activity: &[Activity],
     hot: &mut HotBodies,
     h: f64,
     stats: &mut StepStats,
@@ -553,6 +671,10 @@ fn integrate_poses(
         let Some(body) = bodies.slot(slot) else {
             continue;
         };
+        if activity.get(slot) == Some(&Activity::Asleep) {
+            hot.next_pose[slot] = hot.pose[slot];
+            continue;
+        }
         let mut moved = body.clone();
         let [linear, angular] = hot.next_velocity[slot];
         moved.velocity = Velocity { linear, angular };

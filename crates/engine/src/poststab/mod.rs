@@ -19,6 +19,7 @@
 mod skyline;
 
 use crate::constraint::{Pose, RowStorage, Softness};
+use crate::contact::{rows::write_rows as write_contact_rows, ContactPoint, FrictionModel};
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::error::WorldError;
 use crate::island::Islands;
@@ -71,6 +72,8 @@ pub(crate) struct PostStabilizer {
     /// Per island: no step along its Newton direction reduced the error; it is left alone
     /// for the rest of this step.
     stalled: Vec<bool>,
+    /// Per body slot: whether a contact row touches it (it then keeps its true inertia).
+    touching: Vec<bool>,
     /// Per body slot: the Newton displacement of this pass and the pose before it.
     step: Vec<Pair>,
     saved: Vec<Pose>,
@@ -87,12 +90,20 @@ impl PostStabilizer {
     pub(crate) fn run(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
+        contacts: &mut [ContactPoint],
         hot: &mut HotBodies,
         softness: Softness,
         settings: &PostStabilization,
         stats: &mut PostStabilizationStats,
     ) -> Result<(), WorldError> {
-        self.measure(joints, hot, softness)?;
+        self.touching.clear();
+        self.touching.resize(hot.next_pose.len(), false);
+        for point in contacts.iter() {
+            for slot in point.slots {
+                self.touching[slot as usize] = true;
+            }
+        }
+        self.measure(joints, contacts, hot, softness)?;
         stats.rows = self.rows.len();
         stats.error_before = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
         let slots = hot.next_pose.len();
@@ -128,7 +139,7 @@ impl PostStabilizer {
                         self.displace(k, hot);
                     }
                 }
-                self.measure(joints, hot, softness)?;
+                self.measure(joints, contacts, hot, softness)?;
                 let mut still = false;
                 for k in 0..islands {
                     if !self.searching[k] {
@@ -151,7 +162,7 @@ impl PostStabilizer {
                     break;
                 }
                 if halving == MAX_HALVINGS {
-                    self.measure(joints, hot, softness)?;
+                    self.measure(joints, contacts, hot, softness)?;
                 }
             }
         }
@@ -166,6 +177,7 @@ impl PostStabilizer {
     fn measure(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
+        contacts: &mut [ContactPoint],
         hot: &HotBodies,
         softness: Softness,
     ) -> Result<(), WorldError> {
@@ -178,6 +190,16 @@ impl PostStabilizer {
             true,
             &mut self.raw,
             |_, _| {},
+        );
+        // Contacts: one-sided normal rows with the witness points moving with the bodies.
+        write_contact_rows(
+            contacts,
+            &hot.next_pose,
+            softness,
+            FrictionModel::Box,
+            true,
+            true,
+            &mut self.raw,
         );
         self.islands.build(&self.raw, &hot.dynamic, &mut self.rows);
         self.largest.clear();
@@ -203,11 +225,19 @@ impl PostStabilizer {
     /// `weight` ([`PostStabilization::rotation_weight`]).
     fn compute_mass(&mut self, hot: &HotBodies, weight: f64) {
         self.inverse_inertia.clear();
+        let touching = &self.touching;
         self.inverse_inertia.extend(
             hot.next_pose
                 .iter()
                 .zip(&hot.inverse_inertia_body)
-                .map(|(pose, inverse)| rotate_tensor(pose.orientation, *inverse) * weight),
+                .enumerate()
+                .map(|(slot, (pose, inverse))| {
+                    // Bodies in contact keep their true inertia: a cheap rotation would
+                    // tilt them to clear a penetration, and tilting slides their other
+                    // contacts (which post-stabilisation does not hold by friction).
+                    let w = if touching[slot] { 1.0 } else { weight };
+                    rotate_tensor(pose.orientation, *inverse) * w
+                }),
         );
         self.mass
             .compute(&self.rows, &hot.inverse_mass, &self.inverse_inertia);

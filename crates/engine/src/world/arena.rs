@@ -63,6 +63,11 @@ handle_type!(
     /// is removed; using it afterwards gives [`crate::WorldError::StaleJoint`].
     JointHandle
 );
+handle_type!(
+    /// Names a collider of a [`crate::World`]. Stays valid until the collider (or its body)
+    /// is removed; using it afterwards gives [`crate::WorldError::StaleCollider`].
+    ColliderHandle
+);
 
 #[derive(Debug, Clone, PartialEq)]
 struct Slot<T> {

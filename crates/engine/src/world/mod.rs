@@ -27,30 +27,42 @@ pub(crate) mod arena;
 pub(crate) mod hot;
 pub mod settings;
 
-pub use arena::{BodyHandle, JointHandle};
+pub use arena::{BodyHandle, ColliderHandle, JointHandle};
 pub use settings::{
     CurvatureCorrection, ExactSettings, IterativeSettings, PostStabilization,
     PostStabilizationMethod, Solver, WorldSettings,
 };
 
 use crate::body::RigidBody;
+use crate::collision::{Collider, ColliderBuilder, CollisionPipeline};
 use crate::constraint::Pose;
+use crate::contact::{Contact, ContactHook, ContactWrench, HookSlot};
 use crate::diagnostics::StepStats;
 use crate::error::{JointError, WorldError};
 use crate::joint::{BallJoint, HingeJoint, Joint, JointBuilder, JointRows};
 use crate::math::Vec3;
+use crate::sleep::SleepTracker;
 use crate::stepper::StepScratch;
 use arena::Arena;
+use std::sync::Arc;
 
-/// Bodies, joints, settings and the buffers a step reuses.
+/// Bodies, joints, colliders, settings and the buffers a step reuses.
 #[derive(Debug, Clone)]
 pub struct World {
     pub(crate) bodies: Arena<RigidBody, BodyHandle>,
     pub(crate) joints: Arena<Joint, JointHandle>,
+    pub(crate) colliders: Arena<Collider, ColliderHandle>,
     pub(crate) settings: WorldSettings,
     pub(crate) stats: StepStats,
     pub(crate) scratch: StepScratch,
     pub(crate) time: f64,
+    pub(crate) collision: CollisionPipeline,
+    pub(crate) hook: HookSlot,
+    pub(crate) sleep: SleepTracker,
+    /// The last step's contact points and forces.
+    pub(crate) contacts: Vec<Contact>,
+    /// The last step's contact force and torque per body slot (plus the ground).
+    pub(crate) wrenches: Vec<ContactWrench>,
 }
 
 impl Default for World {
@@ -66,10 +78,16 @@ impl World {
         Self {
             bodies: Arena::default(),
             joints: Arena::default(),
+            colliders: Arena::default(),
             settings: WorldSettings::default(),
             stats: StepStats::default(),
             scratch: StepScratch::default(),
             time: 0.0,
+            collision: CollisionPipeline::default(),
+            hook: HookSlot::default(),
+            sleep: SleepTracker::default(),
+            contacts: Vec::new(),
+            wrenches: Vec::new(),
         }
     }
 
@@ -101,9 +119,11 @@ impl World {
         self.set_settings(settings)
     }
 
-    /// Chooses the stepper (validated).
+    /// Chooses the stepper (validated, also against the friction model: see
+    /// [`crate::FrictionModel`]).
     pub fn set_solver(&mut self, solver: Solver) -> Result<(), WorldError> {
         solver.validate()?;
+        settings::check_friction_model(&solver, self.settings.contacts.friction_model)?;
         self.settings.solver = solver;
         Ok(())
     }
@@ -118,17 +138,29 @@ impl World {
         &self.stats
     }
 
-    /// Adds a body (built and validated by [`crate::RigidBodyBuilder`]).
+    /// Adds a body (built and validated by [`crate::RigidBodyBuilder`]). It starts awake.
     pub fn add_body(&mut self, body: RigidBody) -> BodyHandle {
-        self.bodies.insert(body)
+        let handle = self.bodies.insert(body);
+        self.sleep.reset_slot(handle.index());
+        handle
     }
 
-    /// Removes a body and every joint attached to it; returns the body.
+    /// Removes a body with every joint and collider attached to it; returns the body.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Result<RigidBody, WorldError> {
         let body = self
             .bodies
             .remove(handle)
             .ok_or(WorldError::StaleBody(handle))?;
+        let carried: Vec<ColliderHandle> = self
+            .colliders
+            .iter()
+            .filter(|(_, c)| c.body == Some(handle))
+            .map(|(h, _)| h)
+            .collect();
+        for collider in carried {
+            self.colliders.remove(collider);
+            self.collision.forget_collider(collider);
+        }
         let attached: Vec<JointHandle> = self
             .joints
             .iter()
@@ -263,5 +295,99 @@ impl World {
             .iter()
             .filter_map(|(h, _)| self.joint_anchor_separation(h).ok().flatten())
             .fold(0.0, f64::max)
+    }
+
+    /// Adds a collider (see [`ColliderBuilder`]) to `body`, or to the static world with
+    /// `None` (its pose is then in the world frame). The body must exist and the
+    /// collider's material and pose must be valid.
+    pub fn add_collider(
+        &mut self,
+        collider: ColliderBuilder,
+        body: Option<BodyHandle>,
+    ) -> Result<ColliderHandle, WorldError> {
+        if let Some(b) = body {
+            self.body(b)?;
+            self.sleep.wake(b.index());
+        }
+        let collider = collider.build(body)?;
+        Ok(self.colliders.insert(collider))
+    }
+
+    /// Removes a collider; returns it.
+    pub fn remove_collider(&mut self, handle: ColliderHandle) -> Result<Collider, WorldError> {
+        let collider = self
+            .colliders
+            .remove(handle)
+            .ok_or(WorldError::StaleCollider(handle))?;
+        self.collision.forget_collider(handle);
+        if let Some(b) = collider.body {
+            self.sleep.wake(b.index());
+        }
+        Ok(collider)
+    }
+
+    /// The collider `handle` names.
+    pub fn collider(&self, handle: ColliderHandle) -> Result<&Collider, WorldError> {
+        self.colliders
+            .get(handle)
+            .ok_or(WorldError::StaleCollider(handle))
+    }
+
+    /// The collider `handle` names, to change its material, groups or offset.
+    pub fn collider_mut(&mut self, handle: ColliderHandle) -> Result<&mut Collider, WorldError> {
+        self.colliders
+            .get_mut(handle)
+            .ok_or(WorldError::StaleCollider(handle))
+    }
+
+    /// Every collider with its handle, in slot order.
+    pub fn colliders(&self) -> impl Iterator<Item = (ColliderHandle, &Collider)> {
+        self.colliders.iter()
+    }
+
+    /// Number of colliders.
+    pub fn collider_count(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// Installs the contact hook, called for every contact point before it becomes rows
+    /// (replacing any earlier hook).
+    pub fn set_contact_hook(&mut self, hook: impl ContactHook + 'static) {
+        self.hook = HookSlot(Some(Arc::new(hook)));
+    }
+
+    /// Removes the contact hook.
+    pub fn clear_contact_hook(&mut self) {
+        self.hook = HookSlot(None);
+    }
+
+    /// The contact points of the last step with their forces, in a fixed order (collider
+    /// pairs by slot). Sleeping bodies have none.
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// The total contact force and torque (about its centre of mass) on a body in the last
+    /// step.
+    pub fn contact_force(&self, handle: BodyHandle) -> Result<ContactWrench, WorldError> {
+        self.body(handle)?;
+        Ok(self
+            .wrenches
+            .get(handle.index())
+            .copied()
+            .unwrap_or_default())
+    }
+
+    /// Whether a body is asleep ([`crate::SleepSettings`]).
+    pub fn is_sleeping(&self, handle: BodyHandle) -> Result<bool, WorldError> {
+        self.body(handle)?;
+        Ok(self.sleep.is_asleep(handle.index()))
+    }
+
+    /// Wakes a body and every body sleeping in its group.
+    pub fn wake_up(&mut self, handle: BodyHandle) -> Result<(), WorldError> {
+        self.body(handle)?;
+        self.sleep.wake(handle.index());
+        Ok(())
     }
 }

@@ -1,0 +1,384 @@
+//! Collision detection with parry3d: colliders, the broad phase and the narrow phase.
+//!
+//! Each step, before any force is applied ([`crate::World::step`]):
+//!
+//! 1. **Poses**: every enabled collider's shape pose, from its body's pose and its offset.
+//! 2. **Broad phase** ([`broad_phase`]): parry's BVH gives the pairs whose AABBs (loosened
+//!    by [`crate::ContactSettings::prediction`]) overlap; half-spaces are tested against
+//!    every box directly. Pairs on one body, between two colliders that cannot move
+//!    (static world, static or kinematic bodies), or rejected by [`CollisionGroups`] are
+//!    dropped.
+//! 3. **Waking**: a pair between an awake body and a sleeping one wakes the sleeper's
+//!    group (`crate::sleep`), so its contacts are computed in this same step.
+//! 4. **Narrow phase**: parry's persistent contact manifolds
+//!    (`PersistentQueryDispatcher::contact_manifolds`) for every pair with an awake body;
+//!    pairs whose bodies all sleep keep their manifolds untouched. Each point's combined
+//!    material ([`crate::Material::combine`]) goes through the user's
+//!    [`crate::ContactHook`], and the points kept become constraint rows
+//!    ([`crate::contact`]).
+
+mod broad_phase;
+mod collider;
+mod filter;
+mod reduce;
+
+pub use crate::world::arena::ColliderHandle;
+pub use collider::{Collider, ColliderBuilder};
+pub use filter::CollisionGroups;
+
+use crate::body::RigidBody;
+use crate::constraint::Pose;
+use crate::contact::ContactSettings;
+use crate::contact::HookSlot;
+use crate::contact::{ContactCandidate, ContactGeometry, ContactMemory, ContactPoint, HookAction};
+use crate::error::WorldError;
+use crate::math::Vec3;
+use crate::parry::math::Pose as ParryPose;
+use crate::parry::query::{
+    ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
+};
+use crate::sleep::{Activity, SleepTracker};
+use crate::world::arena::Arena;
+use crate::world::BodyHandle;
+use crate::world::JointHandle;
+use broad_phase::{BroadPhase, Proxy};
+use std::collections::HashMap;
+
+/// Steps 1 to 4 of the module docs: classifies bodies (waking those the user disturbed),
+/// finds candidate pairs, wakes what they touch (with `sleeping` on), and computes the
+/// contact points into `pipeline.points`. Fails only if the hook leaves an invalid value.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn detect(
+    pipeline: &mut CollisionPipeline,
+    colliders: &Arena<Collider, ColliderHandle>,
+    bodies: &Arena<RigidBody, BodyHandle>,
+    joints: &Arena<crate::joint::Joint, JointHandle>,
+    sleep: &mut SleepTracker,
+    hook: &HookSlot,
+    settings: &ContactSettings,
+    sleeping: bool,
+    gravity: Vec3,
+) -> Result<(), WorldError> {
+    sleep.classify(bodies, sleeping);
+    let ground = bodies.capacity() as u32;
+    let prediction = settings.prediction;
+    pipeline.broad_phase(colliders, bodies, &sleep.activity, ground, prediction);
+    if sleeping {
+        sleep.propagate(&pipeline.body_pairs, joints, ground);
+    }
+    pipeline.narrow_phase(colliders, bodies, &sleep.activity, ground, prediction, hook)?;
+    pipeline.order_by_height(gravity);
+    Ok(())
+}
+
+/// The contact manifolds of one collider pair, kept while the pair's boxes overlap.
+#[derive(Clone)]
+pub(crate) struct PairState {
+    pub(crate) colliders: [ColliderHandle; 2],
+    pub(crate) manifolds: Vec<ContactManifold<(), ContactMemory>>,
+    workspace: Option<ContactManifoldsWorkspace>,
+}
+
+impl PairState {
+    fn new(colliders: [ColliderHandle; 2]) -> Self {
+        Self {
+            colliders,
+            manifolds: Vec::new(),
+            workspace: None,
+        }
+    }
+}
+
+/// Broad phase, pair states and this step's contact points.
+#[derive(Clone, Default)]
+pub(crate) struct CollisionPipeline {
+    broad: BroadPhase,
+    proxies: Vec<Proxy>,
+    /// Shape pose of each collider slot this step.
+    shape_poses: Vec<ParryPose>,
+    /// This step's pairs, sorted by collider slots.
+    pub(crate) pairs: Vec<PairState>,
+    previous: Vec<PairState>,
+    lookup: HashMap<[ColliderHandle; 2], usize>,
+    /// Candidate body-slot pairs for waking, from the broad phase.
+    pub(crate) body_pairs: Vec<[u32; 2]>,
+    /// The contact points that become rows this step.
+    pub(crate) points: Vec<ContactPoint>,
+    /// Pairs parry has no contact algorithm for (e.g. two triangle meshes), this step.
+    pub(crate) unsupported_pairs: usize,
+    /// One manifold's witness points on A, for point reduction.
+    reduce_points: Vec<Vec3>,
+    /// Sum of point heights and point count per pair, for ordering.
+    pair_height: Vec<(f64, usize)>,
+}
+
+impl std::fmt::Debug for CollisionPipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CollisionPipeline")
+            .field("broad", &self.broad)
+            .field("pairs", &self.pairs.len())
+            .field("points", &self.points.len())
+            .finish()
+    }
+}
+
+/// The solver slot of a collider's body (the ground for world geometry) and its pose.
+fn body_of(
+    collider: &Collider,
+    bodies: &Arena<RigidBody, BodyHandle>,
+    ground: u32,
+) -> Option<(u32, Pose)> {
+    match collider.body {
+        None => Some((ground, Pose::IDENTITY)),
+        Some(handle) => bodies
+            .get(handle)
+            .map(|b| (handle.index() as u32, Pose::of(b))),
+    }
+}
+
+impl CollisionPipeline {
+    /// Steps 1 and 2: poses, broad phase, filtered candidate pairs (also as body slots in
+    /// [`Self::body_pairs`]).
+    pub(crate) fn broad_phase(
+        &mut self,
+        colliders: &Arena<Collider, ColliderHandle>,
+        bodies: &Arena<RigidBody, BodyHandle>,
+        activity: &[Activity],
+        ground: u32,
+        prediction: f64,
+    ) {
+        self.proxies.clear();
+        self.shape_poses.clear();
+        for slot in 0..colliders.capacity() {
+            let found = colliders
+                .slot(slot)
+                .filter(|c| c.enabled)
+                .and_then(|c| body_of(c, bodies, ground).map(|(_, pose)| (c, pose)));
+            let Some((collider, pose)) = found else {
+                self.proxies.push(Proxy::Absent);
+                self.shape_poses.push(ParryPose::IDENTITY);
+                continue;
+            };
+            let pose = collider.shape_pose(&pose);
+            let shape = collider.shape.as_ref();
+            self.proxies.push(Proxy::of(
+                shape.compute_aabb(&pose),
+                shape.as_halfspace(),
+                &pose,
+                prediction,
+            ));
+            self.shape_poses.push(pose);
+        }
+        self.broad.update(&self.proxies, prediction);
+        // Keep only pairs that may interact.
+        let (proxies_len, mut kept) = (self.proxies.len(), 0);
+        self.body_pairs.clear();
+        for i in 0..self.broad.pairs.len() {
+            let [a, b] = self.broad.pairs[i];
+            debug_assert!((b as usize) < proxies_len);
+            let (Some(ca), Some(cb)) = (colliders.slot(a as usize), colliders.slot(b as usize))
+            else {
+                continue;
+            };
+            if !ca.groups.interacts_with(cb.groups) {
+                continue;
+            }
+            let (Some((sa, _)), Some((sb, _))) =
+                (body_of(ca, bodies, ground), body_of(cb, bodies, ground))
+            else {
+                continue;
+            };
+            let (xa, xb) = (activity[sa as usize], activity[sb as usize]);
+            if sa == sb || !(xa.can_be_pushed() || xb.can_be_pushed()) {
+                continue;
+            }
+            self.broad.pairs[kept] = [a, b];
+            kept += 1;
+            self.body_pairs.push([sa, sb]);
+        }
+        self.broad.pairs.truncate(kept);
+    }
+
+    /// Step 4: contact manifolds of the candidate pairs, then the contact points after
+    /// the hook. `activity` must already include this step's wake-ups. Fails only if the
+    /// hook leaves an invalid value.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn narrow_phase(
+        &mut self,
+        colliders: &Arena<Collider, ColliderHandle>,
+        bodies: &Arena<RigidBody, BodyHandle>,
+        activity: &[Activity],
+        ground: u32,
+        prediction: f64,
+        hook: &HookSlot,
+    ) -> Result<(), WorldError> {
+        std::mem::swap(&mut self.pairs, &mut self.previous);
+        self.lookup.clear();
+        for (i, pair) in self.previous.iter().enumerate() {
+            self.lookup.insert(pair.colliders, i);
+        }
+        self.pairs.clear();
+        self.points.clear();
+        self.unsupported_pairs = 0;
+        let dispatcher = DefaultQueryDispatcher;
+        for &[a, b] in &self.broad.pairs {
+            let (Some(ha), Some(hb)) = (
+                colliders.handle_at(a as usize),
+                colliders.handle_at(b as usize),
+            ) else {
+                continue;
+            };
+            let key = [ha, hb];
+            let mut state = match self.lookup.get(&key) {
+                Some(&i) => std::mem::replace(&mut self.previous[i], PairState::new(key)),
+                None => PairState::new(key),
+            };
+            let (Some(ca), Some(cb)) = (colliders.get(ha), colliders.get(hb)) else {
+                continue;
+            };
+            let (Some((sa, pose_a)), Some((sb, pose_b))) =
+                (body_of(ca, bodies, ground), body_of(cb, bodies, ground))
+            else {
+                continue;
+            };
+            let (xa, xb) = (activity[sa as usize], activity[sb as usize]);
+            if !(xa == Activity::Awake || xb == Activity::Awake) {
+                // Asleep against asleep or fixed: keep the manifolds for when it wakes.
+                if xa == Activity::Asleep || xb == Activity::Asleep {
+                    self.pairs.push(state);
+                }
+                continue;
+            }
+            let (shape_a, shape_b) = (self.shape_poses[a as usize], self.shape_poses[b as usize]);
+            let pos12 = shape_a.inv_mul(&shape_b);
+            let found = dispatcher.contact_manifolds(
+                &pos12,
+                ca.shape.as_ref(),
+                cb.shape.as_ref(),
+                prediction,
+                &mut state.manifolds,
+                &mut state.workspace,
+            );
+            if found.is_err() {
+                self.unsupported_pairs += 1;
+                state.manifolds.clear();
+            }
+            let pair_index = self.pairs.len() as u32;
+            let material = ca.material.combine(&cb.material);
+            for (m, manifold) in state.manifolds.iter().enumerate() {
+                let frame_a = manifold
+                    .subshape_pos1()
+                    .map_or(shape_a, |sub| shape_a * *sub);
+                let frame_b = manifold
+                    .subshape_pos2()
+                    .map_or(shape_b, |sub| shape_b * *sub);
+                let normal = (frame_a.rotation * manifold.local_n1).normalize();
+                self.reduce_points.clear();
+                let mut indices = [0u32; 16];
+                for (p, tracked) in manifold.points.iter().enumerate() {
+                    if tracked.dist <= prediction && self.reduce_points.len() < indices.len() {
+                        indices[self.reduce_points.len()] = p as u32;
+                        self.reduce_points.push(tracked.local_p1);
+                    }
+                }
+                let mut keep = [0usize; reduce::MAX_POINTS];
+                let kept = reduce::select(&self.reduce_points, manifold.local_n1, &mut keep);
+                for &k in &keep[..kept] {
+                    let p = indices[k] as usize;
+                    let tracked = &manifold.points[p];
+                    let anchors = [
+                        frame_a.transform_point(tracked.local_p1),
+                        frame_b.transform_point(tracked.local_p2),
+                    ];
+                    let mut candidate = ContactCandidate {
+                        geometry: ContactGeometry {
+                            colliders: key,
+                            bodies: [ca.body, cb.body],
+                            user_data: [ca.user_data, cb.user_data],
+                            point: 0.5 * (anchors[0] + anchors[1]),
+                            normal,
+                            separation: tracked.dist,
+                        },
+                        friction: material.friction,
+                        restitution: material.restitution,
+                        softness: material.softness,
+                        surface_velocity: Vec3::ZERO,
+                    };
+                    if let Some(hook) = &hook.0 {
+                        if hook.on_contact(&mut candidate) == HookAction::Reject {
+                            continue;
+                        }
+                        candidate.validate()?;
+                    }
+                    self.points.push(ContactPoint {
+                        source: [pair_index, m as u32, p as u32],
+                        candidate,
+                        slots: [sa, sb],
+                        anchors,
+                        local_anchors: [
+                            pose_a.inverse_transform_point(anchors[0]),
+                            pose_b.inverse_transform_point(anchors[1]),
+                        ],
+                        local_normal: pose_a.inverse_rotate(normal),
+                        memory: tracked.data,
+                        tangents: [Vec3::ZERO; 2],
+                        bounce: None,
+                        normal_row: 0,
+                        friction_rows: 0..0,
+                    });
+                }
+            }
+            self.pairs.push(state);
+        }
+        self.previous.clear();
+        Ok(())
+    }
+
+    /// Orders the points from the highest to the lowest along `-gravity` (stable, so ties
+    /// keep pair order). Gauss-Seidel visits rows in this order, so in one sweep the weight
+    /// of a stack travels from its top to the ground; in the pair order (the ground's
+    /// contacts first) it would climb down one contact per sweep.
+    fn order_by_height(&mut self, gravity: Vec3) {
+        if gravity == Vec3::ZERO {
+            return;
+        }
+        let up = -gravity.normalize();
+        // One height per pair (the mean of its points), so the points of one patch keep
+        // parry's order: ordering them by their own heights would shuffle them with every
+        // tiny tilt.
+        self.pair_height.clear();
+        self.pair_height.resize(self.pairs.len(), (0.0, 0));
+        for point in &self.points {
+            let entry = &mut self.pair_height[point.source[0] as usize];
+            entry.0 += up.dot(point.candidate.geometry.point);
+            entry.1 += 1;
+        }
+        let heights = &self.pair_height;
+        let height = |p: &ContactPoint| {
+            let (sum, count) = heights[p.source[0] as usize];
+            sum / count.max(1) as f64
+        };
+        self.points.sort_by(|p, q| height(q).total_cmp(&height(p)));
+    }
+
+    /// Stores every point's memory back into its tracked contact for the next step.
+    pub(crate) fn remember(&mut self) {
+        for point in &self.points {
+            let [pair, manifold, index] = point.source.map(|i| i as usize);
+            if let Some(tracked) = self
+                .pairs
+                .get_mut(pair)
+                .and_then(|p| p.manifolds.get_mut(manifold))
+                .and_then(|m| m.points.get_mut(index))
+            {
+                tracked.data = point.memory;
+            }
+        }
+    }
+
+    /// Forgets every pair involving the collider in `slot` (removed or moved between
+    /// bodies).
+    pub(crate) fn forget_collider(&mut self, handle: ColliderHandle) {
+        self.pairs.retain(|p| !p.colliders.contains(&handle));
+    }
+}

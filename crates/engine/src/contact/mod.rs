@@ -1,0 +1,211 @@
+//! Contacts: from collision detection's points to constraint rows, and the forces back.
+//!
+//! # Rows of one contact point
+//!
+//! Collision detection ([`crate::collision`]) gives, for colliders A and B, witness points
+//! `p_a`, `p_b` on the two surfaces, a unit normal `n` from A into B and the separation
+//! `d = n . (p_b - p_a)` (negative when they overlap). With lever arms `r_a = p_a - x_a`,
+//! `r_b = p_b - x_b`:
+//!
+//! ```text
+//! C_n   = d                                   (normal: keep C_n >= 0)
+//! dC_n/dt = n . (v_b + w_b x r_b - v_a - w_a x r_a)
+//! J_n   = [ -n, -(r_a x n), n, r_b x n ]       force lambda_n in [0, inf)
+//! J_t   = [ -t, -(r_a x t), t, r_b x t ]       for each friction direction t
+//! ```
+//!
+//! so every row's force is a component of the force **on B** (A receives the opposite) in
+//! the contact frame `(n, t1, t2)`, with `t2 = n x t1`. `t1` follows the predicted sliding
+//! velocity when there is one (faster than 1 mm/s), so box friction and the polygonal cone
+//! bound the force exactly along the direction of sliding; otherwise the fixed basis of
+//! [`crate::constraint::parts::plane_basis`].
+//!
+//! - **Softness**: ERP and CFM from the material ([`Material::combine`]). A contact found
+//!   at a positive separation (within [`ContactSettings::prediction`]) is speculative: its
+//!   row has ERP 1, so the bodies may close the whole gap in one step but not pass it.
+//! - **Friction** ([`FrictionModel`]): ODE's box (two rows bounded by `+-mu lambda_n`
+//!   through `findex`, default), the exact Coulomb disk projected inside Gauss-Seidel, or
+//!   the polygonal cone of seed 004 solved by Lemke (`contact::polygonal`).
+//! - **Restitution** (Newton's law at the velocity level): when a touching contact
+//!   approaches faster than [`ContactSettings::restitution_threshold`], its normal row gets
+//!   the target velocity `e v` and no position correction, so the solve (an impact
+//!   problem at the velocity level: `J u+ >= e v`, complementary to `lambda_n >= 0`) makes
+//!   the bodies separate at `e` times the approach speed `v`. The approach speed is that of
+//!   the step in which the contact closed (kept across the step by feature-id matching),
+//!   so the bounce is not weakened by a speculative row having stopped the bodies at
+//!   the surface.
+//! - **Persistence**: parry matches each new point to last step's by the features it
+//!   lies on (`fid1`, `fid2`) and carries [`ContactMemory`]: the forces warm-start
+//!   Gauss-Seidel, the index sets warm-start Dantzig.
+//!
+//! Forces are reported per point ([`Contact`]) and summed per body
+//! ([`crate::World::contact_force`]).
+
+mod hook;
+mod material;
+pub(crate) mod polygonal;
+pub(crate) mod rows;
+
+pub(crate) use hook::HookSlot;
+pub use hook::{ContactCandidate, ContactGeometry, ContactHook, HookAction};
+pub use material::Material;
+
+use crate::error::WorldError;
+use crate::math::Vec3;
+use std::ops::Range;
+use stiction_lcp::IndexState;
+
+/// How friction is modelled at every contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FrictionModel {
+    /// ODE's box (`dContactApprox1`): two tangent rows, each bounded by `+-mu lambda_n`
+    /// through `findex`. Exact along the sliding direction (the first tangent follows it),
+    /// up to `sqrt(2) mu lambda_n` diagonally when sticking. Works with both steppers.
+    #[default]
+    Box,
+    /// The exact Coulomb disk `|f_t| <= mu lambda_n`, by projecting the two tangent forces
+    /// together inside projected Gauss-Seidel. Iterative stepper only.
+    CoulombCone,
+    /// Drake's polygonal cone (seed 004): `edges` unit directions evenly spaced in the
+    /// tangent plane (the first along the sliding direction), forces `f_j >= 0` with
+    /// `sum f_j <= mu lambda_n` and a sliding-speed slack, solved as a linear
+    /// complementarity problem by Lemke's method. Exact stepper only; `edges >= 3`
+    /// (4, 8 and 16 are usual; more edges approach the circle, the inscribed polygon
+    /// being `cos(pi / edges)` of it between edges).
+    PolygonalCone {
+        /// Number of spanning directions.
+        edges: usize,
+    },
+}
+
+/// How contacts are generated and solved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactSettings {
+    /// The friction model; default [`FrictionModel::Box`].
+    pub friction_model: FrictionModel,
+    /// Contact prediction distance, m, finite and `>= 0`; default 0.01. Points closer
+    /// than this become (speculative) rows before the surfaces touch, so a body falling
+    /// up to `prediction / h` m/s is stopped at the surface instead of inside it. Larger
+    /// values find more points (slower) and keep fast bodies out.
+    pub prediction: f64,
+    /// Smallest approach speed, m/s, finite and `>= 0`, at which restitution acts;
+    /// default 1. Below it contacts do not bounce, so resting bodies (which approach at
+    /// `g h` per step) stay at rest.
+    pub restitution_threshold: f64,
+    /// Whether penetration is removed by post-stabilisation instead of by ERP; default
+    /// `true`. On (and with [`crate::PostStabilization::enabled`]), contact rows correct no
+    /// penetration in the velocity solve (ERP 0 on them, CFM unchanged) and after the step
+    /// the poses are projected out of penetration (one-sided rows: separation is never
+    /// pulled closed; bodies in contact keep their true inertia in the projection). ERP
+    /// pushes bodies out with a velocity, and with an unconverged Gauss-Seidel that push
+    /// feeds back into a rocking that grows: with ERP a 20-box stack under the iterative
+    /// stepper topples within 1000 steps even from its exact equilibrium; projected, it
+    /// stands. Off, contacts use their ERP like joints (ODE's behaviour).
+    pub post_stabilize: bool,
+}
+
+impl Default for ContactSettings {
+    fn default() -> Self {
+        Self {
+            friction_model: FrictionModel::Box,
+            prediction: 0.01,
+            restitution_threshold: 1.0,
+            post_stabilize: true,
+        }
+    }
+}
+
+impl ContactSettings {
+    /// Checks the documented ranges.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        for (name, value) in [
+            ("contacts.prediction", self.prediction),
+            ("contacts.restitution_threshold", self.restitution_threshold),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(WorldError::InvalidSetting {
+                    name,
+                    value,
+                    rule: "must be finite and >= 0",
+                });
+            }
+        }
+        if let FrictionModel::PolygonalCone { edges } = self.friction_model {
+            if edges < 3 {
+                return Err(WorldError::InvalidSetting {
+                    name: "contacts.friction_model.edges",
+                    value: edges as f64,
+                    rule: "a polygonal cone needs at least 3 edges",
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One contact point of the last step and the force it carried.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contact {
+    /// Where it is ([`ContactGeometry`]).
+    pub geometry: ContactGeometry,
+    /// The contact frame: the normal (from A into B) and two unit tangents, `t2 = n x t1`.
+    pub frame: [Vec3; 3],
+    /// Friction coefficient and restitution used.
+    pub friction: f64,
+    /// Restitution used.
+    pub restitution: f64,
+    /// Whether restitution acted at this point in the step.
+    pub bounced: bool,
+    /// The force on B in the contact frame, N: `(normal >= 0, tangent 1, tangent 2)`.
+    pub force_local: Vec3,
+    /// The force on B, N, world frame (A receives the opposite).
+    pub force: Vec3,
+}
+
+/// The total force and torque contacts applied to one body in the last step.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ContactWrench {
+    /// Force, N, world frame.
+    pub force: Vec3,
+    /// Torque about the body's centre of mass, N m, world frame.
+    pub torque: Vec3,
+}
+
+/// What a contact point remembers between steps (carried by parry's feature-id matching).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct ContactMemory {
+    /// Normal force, N.
+    pub(crate) normal: f64,
+    /// Friction force on B, world frame, N: projected on the next step's tangents.
+    pub(crate) friction: Vec3,
+    /// First tangent of the step the states belong to.
+    pub(crate) tangent: Vec3,
+    /// Dantzig's index sets of the normal and the two tangent rows.
+    pub(crate) states: [Option<IndexState>; 3],
+    /// Approach speed, m/s, while the contact was speculative (for restitution).
+    pub(crate) approach: f64,
+}
+
+/// A contact point during a step: geometry, combined material, prepared frame and rows.
+#[derive(Debug, Clone)]
+pub(crate) struct ContactPoint {
+    /// Index of its pair, manifold and point in the collision pipeline.
+    pub(crate) source: [u32; 3],
+    pub(crate) candidate: ContactCandidate,
+    /// Solver slots of the bodies (the ground slot for world geometry).
+    pub(crate) slots: [u32; 2],
+    /// World witness points on A and B at the step's start.
+    pub(crate) anchors: [Vec3; 2],
+    /// Witness points in the frames of A's and B's bodies.
+    pub(crate) local_anchors: [Vec3; 2],
+    /// Normal in A's body frame.
+    pub(crate) local_normal: Vec3,
+    pub(crate) memory: ContactMemory,
+    /// `t1`, `t2`.
+    pub(crate) tangents: [Vec3; 2],
+    /// Normal target velocity from restitution, m/s.
+    pub(crate) bounce: Option<f64>,
+    /// Its normal row and friction rows in the raw row storage.
+    pub(crate) normal_row: usize,
+    pub(crate) friction_rows: Range<usize>,
+}

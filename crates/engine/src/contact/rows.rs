@@ -1,0 +1,297 @@
+//! Contact points to rows (the equations are in [`crate::contact`]) and forces back.
+
+use crate::constraint::parts::{linear_row, plane_basis};
+use crate::constraint::{Pose, RowStorage, Softness};
+use crate::contact::{Contact, ContactPoint, ContactWrench, FrictionModel};
+use crate::math::Vec3;
+use crate::world::hot::Pair;
+
+/// Sliding speed (m/s) above which the first tangent follows the sliding direction.
+const ALIGN_SPEED: f64 = 1e-3;
+/// A contact within this distance (m) of touching counts as touching for restitution.
+const TOUCHING: f64 = 1e-4;
+/// Two tangents this aligned (cosine) keep last step's Dantzig index sets.
+const SAME_BASIS: f64 = 1.0 - 1e-9;
+/// A pair whose normal has at least this component along "up" carries weight.
+const BEARING: f64 = 0.3;
+
+/// The friction directions of a contact with tangents `t1`, `t2` under `model`.
+pub(crate) fn friction_directions(
+    model: FrictionModel,
+    t1: Vec3,
+    t2: Vec3,
+) -> impl Iterator<Item = Vec3> {
+    let edges = match model {
+        FrictionModel::PolygonalCone { edges } => edges,
+        FrictionModel::Box | FrictionModel::CoulombCone => 0,
+    };
+    let polygon = (0..edges).map(move |j| {
+        let angle = std::f64::consts::TAU * j as f64 / edges as f64;
+        t1 * angle.cos() + t2 * angle.sin()
+    });
+    let pair = (edges == 0).then_some([t1, t2]).into_iter().flatten();
+    pair.chain(polygon)
+}
+
+/// Frames and restitution of every point from the predicted velocities `predicted` and
+/// the step-start poses `poses` (both indexed by solver slot).
+pub(crate) fn prepare(
+    points: &mut [ContactPoint],
+    predicted: &[Pair],
+    poses: &[Pose],
+    threshold: f64,
+) {
+    for point in points {
+        let [a, b] = point.slots.map(|s| s as usize);
+        let [p_a, p_b] = point.anchors;
+        let at = |slot: usize, p: Vec3| {
+            let [v, w] = predicted[slot];
+            v + w.cross(p - poses[slot].position)
+        };
+        let relative = at(b, p_b) - at(a, p_a);
+        let c = &point.candidate;
+        let n = c.geometry.normal;
+        let normal_speed = n.dot(relative);
+        let surface = c.surface_velocity - n * n.dot(c.surface_velocity);
+        let slip = relative - n * normal_speed - surface;
+        let t1 = if slip.length() > ALIGN_SPEED {
+            slip.normalize()
+        } else {
+            plane_basis(n).0
+        };
+        point.tangents = [t1, n.cross(t1)];
+
+        // Restitution: bounce once the contact touches, at the speed it closed with.
+        let approach = (-normal_speed).max(0.0);
+        point.bounce = None;
+        if c.geometry.separation > TOUCHING {
+            point.memory.approach = approach;
+        } else {
+            let speed = approach.max(point.memory.approach);
+            point.memory.approach = 0.0;
+            if c.restitution > 0.0 && speed > threshold {
+                point.bounce = Some(c.restitution * speed);
+            }
+        }
+    }
+}
+
+/// Estimates the normal force of every new contact point (one without memory) from the
+/// weight it carries, so that Gauss-Seidel does not start a new stack from zero forces: the
+/// sweeps spread a correction over a column of `n` bodies like a diffusion, in about `n^2`
+/// sweeps, and the stack would sag and rock meanwhile.
+///
+/// `points` must be ordered from the highest pair to the lowest (as the collision pipeline
+/// orders them). A pair whose normal points up from A to B (at least [`BEARING`] of it)
+/// carries B's load down to A, and conversely. Each body's load is its weight plus what its
+/// upper contacts bring, shared equally among the points that support it. Only a start:
+/// the solver corrects it.
+pub(crate) fn estimate_loads(
+    points: &mut [ContactPoint],
+    inverse_mass: &[f64],
+    gravity: Vec3,
+    load: &mut Vec<f64>,
+    supports: &mut Vec<u32>,
+) {
+    let g = gravity.length();
+    if g == 0.0 {
+        return;
+    }
+    let up = -gravity / g;
+    load.clear();
+    load.extend(
+        inverse_mass
+            .iter()
+            .map(|&w| if w > 0.0 { g / w } else { 0.0 }),
+    );
+    supports.clear();
+    supports.resize(inverse_mass.len(), 0);
+    let bearing = |p: &ContactPoint| {
+        let along = p.candidate.geometry.normal.dot(up);
+        let [a, b] = p.slots.map(|s| s as usize);
+        if along >= BEARING {
+            Some((b, a))
+        } else if along <= -BEARING {
+            Some((a, b))
+        } else {
+            None
+        }
+    };
+    for point in points.iter() {
+        if let Some((upper, _)) = bearing(point) {
+            supports[upper] += 1;
+        }
+    }
+    for point in points.iter_mut() {
+        let Some((upper, lower)) = bearing(point) else {
+            continue;
+        };
+        let share = load[upper] / f64::from(supports[upper].max(1));
+        load[lower] += share;
+        if point.memory.tangent == Vec3::ZERO {
+            point.memory.normal = share;
+        }
+    }
+}
+
+/// Appends the rows of every point to `storage` at `poses` (solver slots): first every
+/// normal row, then every friction row (as ODE's quickstep orders them: each Gauss-Seidel
+/// sweep then bounds friction by normal forces already updated in that sweep).
+///
+/// In the velocity pass (`positional == false`) the points' step-start witness points are
+/// used and each point's rows and warm start are recorded; with `projected` (contacts in
+/// post-stabilisation) a penetration is not corrected here (ERP 0 on it), only by the
+/// projection after the step, so the velocities get no push-out energy. In the positional
+/// pass (post-stabilisation) the witness points move with the bodies and only normal rows
+/// are written.
+pub(crate) fn write_rows(
+    points: &mut [ContactPoint],
+    poses: &[Pose],
+    world_softness: Softness,
+    model: FrictionModel,
+    positional: bool,
+    projected: bool,
+    storage: &mut RowStorage,
+) {
+    for point in points.iter_mut() {
+        let [a, b] = point.slots;
+        let (pose_a, pose_b) = (poses[a as usize], poses[b as usize]);
+        let c = &point.candidate;
+        let softness = c.softness.unwrap_or(world_softness);
+        let (anchors, normal) = if positional {
+            (
+                [
+                    pose_a.transform_point(point.local_anchors[0]),
+                    pose_b.transform_point(point.local_anchors[1]),
+                ],
+                pose_a.rotate(point.local_normal),
+            )
+        } else {
+            (point.anchors, c.geometry.normal)
+        };
+        let mut writer = storage.writer([a, b], [pose_a, pose_b], softness, positional);
+        let mut row =
+            linear_row(&writer, -normal, anchors[0], anchors[1]).bounded(0.0, f64::INFINITY);
+        let erp = match point.bounce {
+            Some(speed) if !positional => {
+                // Newton's law alone: no position correction on top of the bounce.
+                row = row.target_velocity(speed);
+                0.0
+            }
+            // Speculative: close the gap in one step, never pass it.
+            _ if row.error > 0.0 => 1.0,
+            _ if projected => 0.0,
+            _ => softness.erp,
+        };
+        if erp != softness.erp && !positional {
+            row = row.softness(Softness {
+                erp,
+                cfm: softness.cfm,
+            });
+        }
+        writer.push(row);
+        if positional {
+            continue;
+        }
+        let index = writer.range().start;
+        point.normal_row = index;
+        storage.warm_lambda[index] = point.memory.normal;
+        storage.warm_state[index] = point.memory.states[0];
+    }
+    if positional {
+        return;
+    }
+    for point in points.iter_mut() {
+        let [a, b] = point.slots;
+        let (pose_a, pose_b) = (poses[a as usize], poses[b as usize]);
+        let c = &point.candidate;
+        let softness = c.softness.unwrap_or(world_softness);
+        let [p_a, p_b] = point.anchors;
+        let [t1, t2] = point.tangents;
+        let mut writer = storage.writer([a, b], [pose_a, pose_b], softness, false);
+        if c.friction > 0.0 {
+            for direction in friction_directions(model, t1, t2) {
+                // Bounded like a friction row; the coupling to the normal row (written by
+                // another writer) is set below.
+                let mut row = linear_row(&writer, -direction, p_a, p_b);
+                // Friction acts on velocity only: parry keeps the witness points of a
+                // coherent manifold fixed to the bodies, and their tangential offset as a
+                // position error would act as a stiff anchor spring (which, like ERP on the
+                // normal, makes tall stacks rock under Gauss-Seidel).
+                row.error = 0.0;
+                let row = row
+                    .bounded(-c.friction, c.friction)
+                    .target_velocity(direction.dot(c.surface_velocity))
+                    .unstabilized();
+                writer.push(row);
+            }
+        }
+        let range = writer.range();
+        for i in range.clone() {
+            storage.findex[i] = Some(point.normal_row);
+        }
+        point.friction_rows = range.clone();
+        let memory = &point.memory;
+        let box_rows = range.len() == 2 && !matches!(model, FrictionModel::PolygonalCone { .. });
+        if box_rows {
+            storage.warm_lambda[range.start] = memory.friction.dot(t1);
+            storage.warm_lambda[range.start + 1] = memory.friction.dot(t2);
+        }
+        // Index sets only mean something for the same rows in the same directions.
+        if box_rows && memory.tangent.dot(t1) >= SAME_BASIS {
+            storage.warm_state[range.start] = memory.states[1];
+            storage.warm_state[range.start + 1] = memory.states[2];
+        } else if !range.is_empty() {
+            // A changed basis invalidates the normal's set too (they are solved together).
+            storage.warm_state[point.normal_row] = None;
+        }
+    }
+}
+
+/// Reads each point's forces from `storage.lambda` (raw row order), fills `contacts` with
+/// the report, adds each point's force and torque to `wrenches` (by solver slot), and
+/// updates the points' memories.
+pub(crate) fn read_forces(
+    points: &mut [ContactPoint],
+    storage: &RowStorage,
+    poses: &[Pose],
+    model: FrictionModel,
+    contacts: &mut Vec<Contact>,
+    wrenches: &mut [ContactWrench],
+) {
+    contacts.clear();
+    for point in points {
+        let normal_force = storage.lambda[point.normal_row];
+        let friction_forces = &storage.lambda[point.friction_rows.clone()];
+        let [t1, t2] = point.tangents;
+        let n = point.candidate.geometry.normal;
+        let friction: Vec3 = friction_directions(model, t1, t2)
+            .zip(friction_forces)
+            .map(|(d, f)| d * *f)
+            .sum();
+        let force = n * normal_force + friction;
+        let memory = &mut point.memory;
+        memory.normal = normal_force;
+        memory.friction = friction;
+        memory.tangent = t1;
+        memory.states = [storage.warm_state[point.normal_row], None, None];
+        for (k, i) in point.friction_rows.clone().take(2).enumerate() {
+            memory.states[k + 1] = storage.warm_state[i];
+        }
+        let [a, b] = point.slots.map(|s| s as usize);
+        let [p_a, p_b] = point.anchors;
+        wrenches[b].force += force;
+        wrenches[b].torque += (p_b - poses[b].position).cross(force);
+        wrenches[a].force -= force;
+        wrenches[a].torque -= (p_a - poses[a].position).cross(force);
+        contacts.push(Contact {
+            geometry: point.candidate.geometry,
+            frame: [n, t1, t2],
+            friction: point.candidate.friction,
+            restitution: point.candidate.restitution,
+            bounced: point.bounce.is_some(),
+            force_local: Vec3::new(normal_force, friction.dot(t1), friction.dot(t2)),
+            force,
+        });
+    }
+}
