@@ -253,7 +253,7 @@ fn scale(bytes: &mut Bytes) -> f64 {
 fn bounds(bytes: &mut Bytes, p: &mut BoxedLcp) {
     let n = p.len();
     p.nub = bytes.below(n + 1);
-    let mut roles: Vec<Role> = (0..n)
+    let roles: Vec<Role> = (0..n)
         .map(|i| {
             if i < p.nub {
                 Role::Free
@@ -263,8 +263,8 @@ fn bounds(bytes: &mut Bytes, p: &mut BoxedLcp) {
         })
         .collect();
     let normals: Vec<usize> = (0..n).filter(|&i| !roles[i].is_friction()).collect();
-    for i in 0..n {
-        let (lo, hi) = match roles[i] {
+    for (i, &role) in roles.iter().enumerate() {
+        let (lo, hi) = match role {
             Role::Ordinary => (0.0, f64::INFINITY),
             Role::Free => (f64::NEG_INFINITY, f64::INFINITY),
             Role::LowerOnly => (-bytes.value().abs(), f64::INFINITY),
@@ -275,7 +275,6 @@ fn bounds(bytes: &mut Bytes, p: &mut BoxedLcp) {
             Role::ChaosBounds => (bytes.raw_bound(-1.0), bytes.raw_bound(1.0)),
             Role::Friction => {
                 if normals.is_empty() {
-                    roles[i] = Role::Ordinary;
                     (0.0, f64::INFINITY)
                 } else {
                     p.findex[i] = Some(normals[bytes.below(normals.len())]);
