@@ -1,0 +1,181 @@
+//! The contact scenes of shared/SCENES.md hold together:
+//!
+//! - S4 stack: with the exact stepper no island fails (no fallback, every island solved)
+//!   and the top box moves less than 1 cm; with the iterative stepper (20 sweeps, warm
+//!   started) the stack stands with its top box within 1 cm.
+//! - S1 pyramid, iterative stepper at 20 sweeps: the top box moves less than 5 cm in
+//!   600 steps.
+//! - S2 sphere pile: no sphere ends below the ground or outside the container, and the
+//!   deepest penetration at the last step is below 1 cm.
+//!
+//! The full-size scenes take minutes in a test build, so the default run uses smaller
+//! ones that assert the same properties (S4 with 10 boxes for 600 steps, S1 with 6 rows,
+//! S2 with 4 x 4 x 4 spheres); the full sizes are `#[ignore]`d:
+//!
+//! ```text
+//! cargo test --release -p stiction --test contact_scenes -- --ignored --nocapture
+//! ```
+//!
+//! Measured at full size (release build, 2-core machine, see BENCHMARKS.md): S4 exact,
+//! 3000 steps: no fallback, no unsolved island, top box moved 3.3 mm (2.7 ms/step); S4
+//! iterative: 4.1 mm (1.4 ms/step); S1 (N = 20), 600 steps: 1.2 mm (19 ms/step); S2
+//! (1000 spheres), 600 steps: deepest penetration 3.1e-7 m, lowest centre 0.5000 m, widest
+//! 6.5 m of 7 (26 ms/step). The short versions take about 3 s together in a test build.
+
+use stiction::math::Vec3;
+use stiction::scenes::{
+    pyramid, scene_settings, sphere_pile, sphere_pile_half_width, stack, Scene,
+};
+use stiction::Solver;
+
+/// Runs `steps` steps; returns the largest displacement of the last body (the top box) from
+/// its start, the total fallbacks and unsolved islands, and the mean ms per step.
+fn run(scene: &mut Scene, steps: usize) -> (f64, usize, usize, f64) {
+    let top = *scene.bodies.last().unwrap();
+    let start = scene.world.body(top).unwrap().position();
+    let (mut fallbacks, mut unsolved) = (0, 0);
+    let clock = std::time::Instant::now();
+    for _ in 0..steps {
+        let stats = scene.world.step(scene.h).unwrap();
+        fallbacks += stats.fallbacks;
+        unsolved += stats.unsolved_islands;
+    }
+    let ms = clock.elapsed().as_secs_f64() * 1e3 / steps as f64;
+    let moved = (scene.world.body(top).unwrap().position() - start).length();
+    (moved, fallbacks, unsolved, ms)
+}
+
+fn stack_exact(boxes: usize, steps: usize) {
+    let mut scene = stack(boxes, scene_settings(Solver::exact())).unwrap();
+    let (moved, fallbacks, unsolved, ms) = run(&mut scene, steps);
+    println!(
+        "S4 exact, {boxes} boxes, {steps} steps: top moved {moved:.3e} m, {fallbacks} fallbacks, {unsolved} unsolved islands, {ms:.3} ms/step"
+    );
+    assert_eq!((fallbacks, unsolved), (0, 0));
+    assert!(moved < 0.01, "top box moved {moved} m");
+}
+
+fn stack_iterative(boxes: usize, steps: usize) {
+    let mut scene = stack(boxes, scene_settings(Solver::iterative())).unwrap();
+    let (moved, _, _, ms) = run(&mut scene, steps);
+    println!(
+        "S4 iterative (20 sweeps), {boxes} boxes, {steps} steps: top moved {moved:.3e} m, {ms:.3} ms/step"
+    );
+    assert!(moved < 0.01, "top box moved {moved} m");
+}
+
+fn pyramid_iterative(rows: usize) {
+    let mut scene = pyramid(rows, scene_settings(Solver::iterative())).unwrap();
+    let (moved, _, _, ms) = run(&mut scene, 600);
+    println!("S1 iterative, {rows} rows: top moved {moved:.3e} m, {ms:.3} ms/step");
+    assert!(moved < 0.05, "top box moved {moved} m");
+}
+
+fn pile(side: usize, layers: usize, steps: usize) {
+    let mut scene = sphere_pile(side, layers, scene_settings(Solver::iterative())).unwrap();
+    let (_, _, _, ms) = run(&mut scene, steps);
+    let wall = sphere_pile_half_width(side);
+    let deepest = scene
+        .world
+        .contacts()
+        .iter()
+        .map(|c| -c.geometry.separation)
+        .fold(0.0f64, f64::max);
+    let (mut lowest, mut widest) = (f64::INFINITY, 0.0f64);
+    for &ball in &scene.bodies {
+        let p = scene.world.body(ball).unwrap().position();
+        lowest = lowest.min(p.z);
+        widest = widest.max(p.x.abs()).max(p.y.abs());
+    }
+    println!(
+        "S2 {side}x{side}x{layers}, {steps} steps: deepest penetration {deepest:.3e} m, lowest centre {lowest:.4} m, widest centre {widest:.4} m (wall at {wall}), {ms:.3} ms/step"
+    );
+    assert!(deepest < 0.01, "penetration {deepest} m");
+    // Radius 0.5: a centre below 0.5 is a sphere in the ground; beyond wall - 0.5 one in
+    // a wall.
+    assert!(lowest > 0.5 - 0.01, "a sphere sank to {lowest}");
+    assert!(widest < wall - 0.5 + 0.01, "a sphere got to {widest}");
+}
+
+#[test]
+fn stack_of_10_stands_with_the_exact_stepper() {
+    stack_exact(10, 600);
+}
+
+#[test]
+fn stack_of_10_stands_with_the_iterative_stepper() {
+    stack_iterative(10, 600);
+}
+
+#[test]
+fn pyramid_of_6_rows_stands_with_the_iterative_stepper() {
+    pyramid_iterative(6);
+}
+
+#[test]
+fn small_sphere_pile_stays_in_its_container() {
+    pile(4, 4, 400);
+}
+
+#[test]
+fn every_contact_force_is_admissible_in_a_pile() {
+    // Normal forces push, friction stays inside the box of the exact stepper's model.
+    let mut scene = sphere_pile(3, 3, scene_settings(Solver::exact())).unwrap();
+    run(&mut scene, 200);
+    assert!(!scene.world.contacts().is_empty());
+    for c in scene.world.contacts() {
+        let f = c.force_local;
+        assert!(f.x >= -1e-9, "pulling contact {f:?}");
+        let bound = c.friction * f.x * (1.0 + 1e-6) + 1e-9;
+        assert!(
+            f.y.abs() <= bound && f.z.abs() <= bound,
+            "{f:?} mu {}",
+            c.friction
+        );
+        let world = c.frame[0] * f.x + c.frame[1] * f.y + c.frame[2] * f.z;
+        assert!((world - c.force).length() <= 1e-9 * (1.0 + c.force.length()));
+    }
+}
+
+#[test]
+#[ignore = "full-size S4 (3000 steps): cargo test --release -- --ignored"]
+fn s4_full_exact() {
+    stack_exact(20, 3000);
+}
+
+#[test]
+#[ignore = "full-size S4 (3000 steps): cargo test --release -- --ignored"]
+fn s4_full_iterative() {
+    stack_iterative(20, 3000);
+}
+
+#[test]
+#[ignore = "full-size S1 (210 boxes): cargo test --release -- --ignored"]
+fn s1_full_iterative() {
+    pyramid_iterative(20);
+}
+
+#[test]
+#[ignore = "full-size S2 (1000 spheres): cargo test --release -- --ignored"]
+fn s2_full() {
+    pile(10, 10, 600);
+}
+
+#[test]
+fn scene_sizes_follow_shared_scenes() {
+    let s1 = stiction::scenes::pyramid_20(Solver::iterative()).unwrap();
+    assert_eq!((s1.bodies.len(), s1.steps), (210, 600));
+    let s2 = stiction::scenes::sphere_pile_1000(Solver::iterative()).unwrap();
+    assert_eq!((s2.bodies.len(), s2.steps), (1000, 600));
+    // Ground plus four walls, one ball per sphere.
+    assert_eq!(s2.world.collider_count(), 1005);
+    let s4 = stiction::scenes::stack_20(Solver::exact()).unwrap();
+    assert_eq!((s4.bodies.len(), s4.steps), (20, 3000));
+    let top = s4
+        .world
+        .body(*s4.bodies.last().unwrap())
+        .unwrap()
+        .position();
+    assert_eq!(top, Vec3::new(0.0, 0.0, 19.5));
+    assert_eq!(sphere_pile_half_width(10), 7.0);
+}
