@@ -1,0 +1,283 @@
+//! `stiction-peers`: shared/SCENES.md S1-S5 in this engine (exact and iterative steps), ODE 0.16
+//! (`dWorldStep`, `dWorldQuickStep`) and Rapier, in one run, printed as one markdown table; then
+//! this project's Dantzig against ODE's own on the same LCPs.
+//!
+//! ```text
+//! stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] [--budget SECONDS]
+//!                [--row-limit ROWS] [--no-lcp | --lcp-only] [--export-lcp DIR]
+//! ```
+//!
+//! The exact steppers solve one dense LCP per island, `O(n^3)` in its rows: on the two large
+//! scenes (S1, S2) they get `--budget` seconds (default 30) and are not started on an island
+//! of more than `--row-limit` rows (default 1500); the table says where a run stopped.
+//!
+//! `--engines` takes `ours`, `ode`, `rapier`, or one stepper: `ours-exact`, `ours-iterative`,
+//! `ode-exact`, `ode-quick`. Progress goes to stderr, the tables to stdout. Run it through
+//! scripts/bench-peers.sh.
+
+mod chain_lcp;
+mod lcp_compare;
+mod measure;
+mod ode;
+mod ours;
+mod quality;
+mod rapier_runs;
+mod report;
+mod spec;
+
+use measure::Budget;
+use ode::world::OdeStepper;
+use report::{Kind, RunResult};
+use spec::SceneId;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Command-line options.
+struct Options {
+    scenes: Vec<SceneId>,
+    /// Stiction's exact and iterative steps.
+    ours: [bool; 2],
+    /// ODE's dWorldStep and dWorldQuickStep.
+    ode: [bool; 2],
+    rapier: bool,
+    budget: Duration,
+    row_limit: usize,
+    scenes_run: bool,
+    lcp_run: bool,
+    export: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut options = Options {
+        scenes: SceneId::ALL.to_vec(),
+        ours: [true; 2],
+        ode: [true; 2],
+        rapier: true,
+        budget: Duration::from_secs(30),
+        row_limit: 1500,
+        scenes_run: true,
+        lcp_run: true,
+        export: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--scenes" => {
+                options.scenes = value("--scenes")?
+                    .split(',')
+                    .map(|s| SceneId::parse(s.trim()).ok_or(format!("unknown scene {s:?}")))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--engines" => {
+                let list = value("--engines")?;
+                let has = |name: &str| list.split(',').any(|e| e.trim().eq_ignore_ascii_case(name));
+                options.ours = [
+                    has("ours") || has("ours-exact"),
+                    has("ours") || has("ours-iterative"),
+                ];
+                options.ode = [
+                    has("ode") || has("ode-exact"),
+                    has("ode") || has("ode-quick"),
+                ];
+                options.rapier = has("rapier");
+            }
+            "--budget" => {
+                let seconds: f64 = value("--budget")?
+                    .parse()
+                    .map_err(|e| format!("--budget: {e}"))?;
+                if !(seconds.is_finite() && seconds > 0.0) {
+                    return Err("--budget must be a positive number of seconds".into());
+                }
+                options.budget = Duration::from_secs_f64(seconds);
+            }
+            "--row-limit" => {
+                options.row_limit = value("--row-limit")?
+                    .parse()
+                    .map_err(|e| format!("--row-limit: {e}"))?;
+            }
+            "--no-lcp" => options.lcp_run = false,
+            "--lcp-only" => options.scenes_run = false,
+            "--export-lcp" => options.export = Some(PathBuf::from(value("--export-lcp")?)),
+            "--help" | "-h" => {
+                return Err(
+                    "usage: stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] \
+                            [--budget SECONDS] [--row-limit ROWS] [--no-lcp | --lcp-only] \
+                            [--export-lcp DIR]"
+                        .into(),
+                )
+            }
+            other => return Err(format!("unknown argument {other:?} (try --help)")),
+        }
+    }
+    Ok(options)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// The budget of a run: the exact steppers on the two large scenes get `large`, whatever
+/// else a generous safety net.
+fn budget_for(scene: SceneId, kind: Kind, large: Duration) -> Budget {
+    let big = matches!(scene, SceneId::S1 | SceneId::S2);
+    if big && kind == Kind::Exact {
+        Budget {
+            wall: large,
+            slow_step: Duration::from_secs(5),
+        }
+    } else {
+        Budget {
+            wall: Duration::from_secs(180),
+            slow_step: Duration::from_secs(10),
+        }
+    }
+}
+
+fn progress(r: &RunResult) {
+    let time = r.timing.as_ref().map_or("-".into(), |t| {
+        format!(
+            "{:.3} ms/step, {} of {} steps",
+            t.median_ms, t.done, t.planned
+        )
+    });
+    eprintln!("  {:<16} {:<48} {time}", r.scene.label(), r.engine);
+}
+
+fn run_scenes(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile>) {
+    let mut results = Vec::new();
+    let mut profiles = Vec::new();
+    let push = |r: RunResult, results: &mut Vec<RunResult>| {
+        progress(&r);
+        results.push(r);
+    };
+    for &scene in &options.scenes {
+        if scene == SceneId::S5 {
+            if options.ours.contains(&true) {
+                for r in ours::run_spinner(Budget::NONE) {
+                    push(r, &mut results);
+                }
+            }
+            if options.ode.contains(&true) {
+                for (stepper, gyroscopic) in [
+                    (OdeStepper::Exact, true),
+                    (OdeStepper::Exact, false),
+                    (OdeStepper::Quick, true),
+                ] {
+                    let r = ode::scenes::run(scene, stepper, gyroscopic, Budget::NONE, usize::MAX);
+                    push(r, &mut results);
+                }
+            }
+            if options.rapier {
+                for gyroscopic in [true, false] {
+                    push(
+                        rapier_runs::run(scene, gyroscopic, Budget::NONE),
+                        &mut results,
+                    );
+                }
+            }
+            continue;
+        }
+        for (kind, wanted) in [Kind::Exact, Kind::Iterative].into_iter().zip(options.ours) {
+            if wanted {
+                let budget = budget_for(scene, kind, options.budget);
+                let (r, profile) = ours::run(scene, kind, budget, options.row_limit);
+                push(r, &mut results);
+                profiles.extend(profile);
+            }
+        }
+        let ode_steppers = [
+            (OdeStepper::Exact, Kind::Exact),
+            (OdeStepper::Quick, Kind::Iterative),
+        ];
+        for ((stepper, kind), wanted) in ode_steppers.into_iter().zip(options.ode) {
+            if wanted {
+                let budget = budget_for(scene, kind, options.budget);
+                let r = ode::scenes::run(scene, stepper, true, budget, options.row_limit);
+                push(r, &mut results);
+            }
+        }
+        if options.rapier {
+            let budget = budget_for(scene, Kind::Iterative, options.budget);
+            push(rapier_runs::run(scene, true, budget), &mut results);
+        }
+    }
+    (results, profiles)
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let load_before = load_average();
+    if options.scenes_run {
+        println!("## Scenes\n");
+        eprintln!("scenes (load average {load_before}):");
+        let (results, profiles) = run_scenes(&options);
+        println!("{}", report::markdown(&results));
+        let missing: Vec<String> = [SceneId::S1, SceneId::S2, SceneId::S4]
+            .into_iter()
+            .filter(|s| options.scenes.contains(s) && ours::builder_name(*s).is_none())
+            .map(|s| s.label().to_string())
+            .collect();
+        if !missing.is_empty() {
+            println!(
+                "Not available yet in this engine (no builder in crates/engine/src/scenes.rs): {}.\n",
+                missing.join(", ")
+            );
+        }
+        for s in [SceneId::S1, SceneId::S2, SceneId::S4] {
+            if let Some(name) = ours::builder_name(s) {
+                println!("- {} built by `stiction::scenes::{name}`", s.label());
+            }
+        }
+        if !profiles.is_empty() {
+            println!("\n### Where Stiction's step time goes (ms/step, mean over the steps run)\n");
+            println!("{}", ours::PhaseProfile::HEADER);
+            for p in &profiles {
+                println!("{}", p.markdown_row());
+            }
+        }
+        println!();
+    }
+    if options.lcp_run {
+        eprintln!("LCP solvers alone:");
+        let mut notes = Vec::new();
+        let problems = lcp_compare::problems(&mut notes);
+        if let Some(dir) = &options.export {
+            match lcp_compare::export(&problems, dir) {
+                Ok(files) => notes.push(format!("exported: {}", files.join(", "))),
+                Err(e) => notes.push(format!("export failed: {e}")),
+            }
+        }
+        let comparisons: Vec<_> = problems
+            .iter()
+            .map(|p| {
+                let c = lcp_compare::compare(p);
+                eprintln!("  {:<24} {} rows", c.name, c.rows);
+                c
+            })
+            .collect();
+        println!("## LCP solvers alone (cold solves, median)\n");
+        println!("{}", lcp_compare::markdown(&comparisons));
+        for p in &problems {
+            println!("- `{}`: {}", p.name, p.origin);
+        }
+        for n in &notes {
+            println!("- {n}");
+        }
+        println!();
+    }
+    println!(
+        "Load average at start {load_before}, at end {}.",
+        load_average()
+    );
+    ExitCode::SUCCESS
+}

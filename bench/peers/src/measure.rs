@@ -1,0 +1,142 @@
+//! Timing of a run step by step, within a budget.
+
+use std::time::{Duration, Instant};
+
+/// Steps of [`Timing::early_median_ms`]: one second of simulated time.
+pub const EARLY_STEPS: usize = 60;
+
+/// When a run stops before its planned steps: the exact steppers on the large scenes (S1, S2)
+/// solve one dense LCP per island, `O(n^3)` in its rows, and would take hours.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Stop once the run has taken this long.
+    pub wall: Duration,
+    /// Stop after a step that took longer than this.
+    pub slow_step: Duration,
+}
+
+impl Budget {
+    /// No limit.
+    pub const NONE: Budget = Budget {
+        wall: Duration::MAX,
+        slow_step: Duration::MAX,
+    };
+}
+
+/// How a run went.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// Steps SCENES.md asks for.
+    pub planned: usize,
+    /// Steps taken.
+    pub done: usize,
+    /// Median wall time of one step, ms.
+    pub median_ms: f64,
+    /// Median over the first [`EARLY_STEPS`] steps (or all, if fewer ran), ms: the one
+    /// figure every run of a scene has in common, whether or not it went on (or fell apart).
+    pub early_median_ms: f64,
+    /// Why the run stopped early, if it did.
+    pub stopped: Option<String>,
+}
+
+impl Timing {
+    /// Whether every planned step ran.
+    pub fn complete(&self) -> bool {
+        self.done == self.planned
+    }
+}
+
+/// Runs `step(k)` for k = 0..planned, timing each call, until the budget runs out or a step
+/// fails (its error becomes the stop reason). `step` may also return `Ok(Some(reason))` to
+/// stop before doing any work (a predicted overrun).
+pub fn run<F>(planned: usize, budget: Budget, mut step: F) -> Timing
+where
+    F: FnMut(usize) -> Result<Option<String>, String>,
+{
+    let mut times = Vec::with_capacity(planned);
+    let start = Instant::now();
+    let mut stopped = None;
+    for k in 0..planned {
+        let clock = Instant::now();
+        match step(k) {
+            Ok(None) => {}
+            Ok(Some(reason)) => {
+                stopped = Some(reason);
+                break;
+            }
+            Err(error) => {
+                stopped = Some(format!("step {k} failed: {error}"));
+                break;
+            }
+        }
+        let took = clock.elapsed();
+        times.push(took.as_secs_f64() * 1e3);
+        if k + 1 < planned {
+            if took > budget.slow_step {
+                stopped = Some(format!(
+                    "stopped after step {}: one step took {:.1} s",
+                    k + 1,
+                    took.as_secs_f64()
+                ));
+                break;
+            }
+            if start.elapsed() > budget.wall {
+                stopped = Some(format!(
+                    "stopped after {} steps: {:.0} s budget",
+                    k + 1,
+                    budget.wall.as_secs_f64()
+                ));
+                break;
+            }
+        }
+    }
+    let mut early: Vec<f64> = times.iter().take(EARLY_STEPS).copied().collect();
+    Timing {
+        planned,
+        done: times.len(),
+        early_median_ms: median(&mut early),
+        median_ms: median(&mut times),
+        stopped,
+    }
+}
+
+/// Median of `values` (NaN for none); reorders them.
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        0.5 * (values[mid - 1] + values[mid])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(&mut []).is_nan());
+    }
+
+    #[test]
+    fn a_failing_step_stops_the_run_and_is_named() {
+        let timing = run(10, Budget::NONE, |k| {
+            if k == 3 {
+                Err("boom".into())
+            } else {
+                Ok(None)
+            }
+        });
+        assert_eq!(timing.done, 3);
+        assert_eq!(timing.stopped.as_deref(), Some("step 3 failed: boom"));
+        let whole = run(5, Budget::NONE, |_| Ok(None));
+        assert!(whole.complete() && whole.stopped.is_none());
+    }
+}
