@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use stiction::math::Vec3;
 use stiction::scenes::{self, Scene};
 use stiction::{GyroscopicMode, Solver};
 
@@ -68,7 +69,7 @@ pub struct BenchRow {
     pub median_ms: Option<f64>,
     /// Quality figures, `(name, value)`.
     pub quality: Vec<(String, f64)>,
-    /// Why the scene did not run, if it did not.
+    /// Why the run stopped early (a failed step), if it did.
     pub blocked: Option<String>,
 }
 
@@ -95,9 +96,24 @@ pub fn bench(args: BenchArgs) -> Result<std::process::ExitCode, CliError> {
     let mut rows = Vec::new();
     for scene in scenes {
         match scene {
-            BenchScene::S1 => rows.push(blocked("S1 pyramid-20")),
-            BenchScene::S2 => rows.push(blocked("S2 sphere-pile")),
-            BenchScene::S4 => rows.push(blocked("S4 stack-20")),
+            BenchScene::S1 => {
+                for (name, solver) in &solvers {
+                    let built = scenes::pyramid_20(solver.clone()).map_err(engine_error)?;
+                    rows.push(top_box_row(built, "S1 pyramid-20", name, args.steps));
+                }
+            }
+            BenchScene::S2 => {
+                for (name, solver) in &solvers {
+                    let built = scenes::sphere_pile_1000(solver.clone()).map_err(engine_error)?;
+                    rows.push(pile_row(built, name, args.steps));
+                }
+            }
+            BenchScene::S4 => {
+                for (name, solver) in &solvers {
+                    let built = scenes::stack_20(solver.clone()).map_err(engine_error)?;
+                    rows.push(top_box_row(built, "S4 stack-20", name, args.steps));
+                }
+            }
             BenchScene::S3 => {
                 for (name, solver) in &solvers {
                     let built = scenes::chain_100(solver.clone()).map_err(engine_error)?;
@@ -128,14 +144,53 @@ fn engine_error(e: stiction::WorldError) -> CliError {
     }
 }
 
-fn blocked(scene: &str) -> BenchRow {
+/// The position of the scene's last body (the top box of S1 and S4).
+fn top_position(scene: &Scene) -> Vec3 {
+    scene
+        .bodies
+        .last()
+        .and_then(|&b| scene.world.body(b).ok())
+        .map_or(Vec3::splat(f64::NAN), |b| b.position())
+}
+
+/// S1 and S4: how far the top box moved (S4 splits it into drift and height error).
+fn top_box_row(mut scene: Scene, label: &str, solver: &str, steps: Option<usize>) -> BenchRow {
+    let steps = steps.unwrap_or(scene.steps);
+    let start = top_position(&scene);
+    let timed = time_steps(&mut scene, steps);
+    let moved = top_position(&scene) - start;
+    let quality = if label.starts_with("S4") {
+        vec![
+            ("top drift (m)".to_string(), moved.truncate().length()),
+            ("top height error (m)".to_string(), moved.z),
+        ]
+    } else {
+        vec![("top displacement (m)".to_string(), moved.length())]
+    };
     BenchRow {
-        scene: scene.to_string(),
-        variant: "-".to_string(),
-        steps: 0,
-        median_ms: None,
-        quality: Vec::new(),
-        blocked: Some("needs contacts: stiction::scenes has no builder for it yet".to_string()),
+        scene: label.to_string(),
+        variant: solver.to_string(),
+        steps,
+        median_ms: timed.as_ref().ok().copied(),
+        quality,
+        blocked: timed.err(),
+    }
+}
+
+/// S2: the deepest penetration at the last step.
+fn pile_row(mut scene: Scene, solver: &str, steps: Option<usize>) -> BenchRow {
+    let steps = steps.unwrap_or(scene.steps);
+    let timed = time_steps(&mut scene, steps);
+    BenchRow {
+        scene: "S2 sphere-pile".to_string(),
+        variant: solver.to_string(),
+        steps,
+        median_ms: timed.as_ref().ok().copied(),
+        quality: vec![(
+            "max penetration (m)".to_string(),
+            crate::run::record::max_penetration(&scene.world),
+        )],
+        blocked: timed.err(),
     }
 }
 
@@ -207,7 +262,7 @@ pub fn table(rows: &[BenchRow]) -> Vec<String> {
             .map(|(name, value)| format!("{name} {value:.3e}"))
             .collect();
         if let Some(b) = &r.blocked {
-            quality.push(format!("not run: {b}"));
+            quality.push(format!("stopped: {b}"));
         }
         lines.push(format!(
             "| {} | {} | {} | {} | {} |",

@@ -1,7 +1,6 @@
 //! `stiction demo`: run the default scene and render it, leaving a GIF to open.
 //!
-//! The default is the S1 pyramid; while the engine cannot build it (no contacts yet) the
-//! demo says so and shows the S3 chain instead.
+//! The scene is the S1 pyramid: 210 boxes settling under gravity and friction.
 
 use std::path::{Path, PathBuf};
 
@@ -12,12 +11,9 @@ use crate::error::CliError;
 use crate::output::OutputArgs;
 use crate::render::{self, RenderSummary, ViewArgs};
 use crate::run::{self, Overrides, RunSummary};
-use crate::scene::SceneError;
 
-/// The scene the demo shows when the engine can build it.
+/// The scene the demo shows.
 pub const DEFAULT_SCENE: &str = "s1-pyramid-20";
-/// The scene it shows otherwise.
-pub const FALLBACK_SCENE: &str = "s3-chain-100";
 
 /// Arguments of `stiction demo`.
 #[derive(Debug, Args)]
@@ -34,8 +30,6 @@ pub struct DemoArgs {
 pub struct DemoSummary {
     /// The scene shown.
     pub scene: String,
-    /// Why it is not the default scene, if it is not.
-    pub note: Option<String>,
     /// The run.
     pub run: RunSummary,
     /// The pictures.
@@ -45,20 +39,7 @@ pub struct DemoSummary {
 /// `stiction demo`.
 pub fn demo(args: DemoArgs) -> Result<std::process::ExitCode, CliError> {
     let out = args.out.unwrap_or_else(|| Path::new("out").join("demo"));
-    let overrides = Overrides::default();
-    let (scene, note, (file, built)) = match run::prepare(Path::new(DEFAULT_SCENE), &overrides) {
-        Ok(prepared) => (DEFAULT_SCENE, None, prepared),
-        Err(SceneError::Unsupported { what, .. }) => {
-            let note =
-                format!("{DEFAULT_SCENE} is not runnable yet ({what}); showing {FALLBACK_SCENE}");
-            let prepared = run::prepare(Path::new(FALLBACK_SCENE), &overrides)?;
-            (FALLBACK_SCENE, Some(note), prepared)
-        }
-        Err(e) => return Err(e.into()),
-    };
-    if let (Some(note), false) = (&note, args.output.quiet || args.output.json) {
-        eprintln!("note: {note}");
-    }
+    let (file, built) = run::prepare(Path::new(DEFAULT_SCENE), &Overrides::default())?;
     let run = run::execute(&file, built, &out, args.output.show_progress())?;
     // Small frames keep the demo quick on two cores; `stiction render` makes larger ones.
     let view = ViewArgs {
@@ -73,8 +54,7 @@ pub fn demo(args: DemoArgs) -> Result<std::process::ExitCode, CliError> {
     lines.push(format!("open {}", render.gif.display()));
     let exit = run::summary_exit(&run);
     let summary = DemoSummary {
-        scene: scene.to_string(),
-        note,
+        scene: DEFAULT_SCENE.to_string(),
         run,
         render,
     };

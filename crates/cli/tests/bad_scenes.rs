@@ -1,11 +1,9 @@
 //! Every kind of bad scene file is refused before anything is written: exit status 2, exactly
 //! one `error: ` line on stderr, nothing on stdout, no output directory. A malformed file is
 //! located by line and column; a well-formed but unphysical one by its field path and the
-//! rule it broke; an element the engine lacks by `unsupported:`. `render` refuses the same way.
+//! rule it broke. `render` refuses the same way.
 
 mod common;
-
-use std::path::Path;
 
 use common::{output, stiction, texts};
 
@@ -207,31 +205,6 @@ fn json_scenes_are_checked_by_the_same_rules() {
 }
 
 #[test]
-fn missing_engine_features_are_unsupported_not_ignored() {
-    let cases: &[(&str, &str, &str)] = &[
-        (
-            "contacts = false",
-            "contacts = true",
-            "unsupported: this scene needs contacts",
-        ),
-        (
-            "contacts = false",
-            "contacts = false\nsleeping = true",
-            "world.sleeping: unsupported",
-        ),
-        (
-            "[materials.ice]",
-            "[record]\ncontact_forces = true\n\n[materials.ice]",
-            "record.contact_forces: unsupported",
-        ),
-    ];
-    for (from, to, expected) in cases {
-        let error = run_refused(&GOOD.replacen(from, to, 1));
-        assert!(error.contains(expected), "{to}: {error}");
-    }
-}
-
-#[test]
 fn render_refuses_bad_scenes_and_non_run_directories_alike() {
     let error = refused(
         "scene.toml",
@@ -249,11 +222,13 @@ fn render_refuses_bad_scenes_and_non_run_directories_alike() {
 
 #[test]
 fn unknown_files_and_formats_are_bad_input() {
-    let result = output(stiction().args(["run", "no/such/scene.toml"]));
+    let dir = tempfile::tempdir().unwrap();
+    let run = |scene: &str| output(stiction().current_dir(dir.path()).args(["run", scene]));
+    let result = run("no/such/scene.toml");
     assert_eq!(result.status.code(), Some(2));
     assert!(texts(&result).1.contains("cannot read"));
-    let result = output(stiction().args(["run", "scene.yaml"]));
+    let result = run("scene.yaml");
     assert_eq!(result.status.code(), Some(2));
     assert!(texts(&result).1.contains("must end in .toml or .json"));
-    assert!(!Path::new("out/scene").exists());
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
 }

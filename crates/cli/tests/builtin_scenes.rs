@@ -1,24 +1,11 @@
-//! Every scene file in scenes/ loads and runs a few steps (exit 0, one trajectory row per body
-//! per step), or, if it needs an engine feature this build lacks, is refused with exit status
-//! 2 and an `unsupported:` message naming that feature — and nothing else is. The benchmark
-//! scene files agree with the engine's shared builders (stiction::scenes), which are the single
-//! source: after one step every body of the file is where the builder's is.
+//! Every scene file in scenes/ loads and runs a few steps (exit 0, every body in the trajectory
+//! at the first and the last step). The benchmark scene files agree with the engine's shared
+//! builders (stiction::scenes), which are the single source: after one step every dynamic body
+//! of the file is where the builder's is.
 
 mod common;
 
 use common::{column, output, read_csv, scenes_dir, stiction, success, texts};
-
-/// Scenes this engine build cannot run yet, with the missing feature the error must name.
-/// Remove a line when its feature lands; the test then requires the scene to run.
-const EXPECTED_UNSUPPORTED: &[(&str, &str)] = &[
-    ("s1-pyramid-20", "contacts"),
-    ("s2-sphere-pile", "contacts"),
-    ("s4-stack-20", "contacts"),
-    ("newtons-cradle", "contacts"),
-    ("incline", "contacts"),
-    ("hinge2-car", "contacts"),
-    ("ragdoll", "contacts"),
-];
 
 #[test]
 fn every_builtin_scene_runs_a_few_steps_or_names_the_missing_feature() {
@@ -31,7 +18,6 @@ fn every_builtin_scene_runs_a_few_steps_or_names_the_missing_feature() {
         .collect();
     names.sort();
     assert_eq!(names.len(), 11, "{names:?}");
-    let mut ran = Vec::new();
     for name in &names {
         let dir = tempfile::tempdir().unwrap();
         let out_dir = dir.path().join("run");
@@ -43,37 +29,20 @@ fn every_builtin_scene_runs_a_few_steps_or_names_the_missing_feature() {
                 .arg(&file),
         );
         let (stdout, stderr) = texts(&result);
-        match EXPECTED_UNSUPPORTED.iter().find(|(n, _)| n == name) {
-            Some((_, feature)) => {
-                assert_eq!(result.status.code(), Some(2), "{name}: {stderr}");
-                assert!(stderr.starts_with("error: "), "{name}: {stderr}");
-                assert!(stderr.contains("unsupported:"), "{name}: {stderr}");
-                assert!(stderr.contains(feature), "{name}: {stderr}");
-                assert!(!out_dir.exists(), "{name}: refused but wrote {out_dir:?}");
-            }
-            None => {
-                assert_eq!(result.status.code(), Some(0), "{name}: {stderr}");
-                assert!(
-                    stdout.is_empty() && stderr.is_empty(),
-                    "{name}: --quiet printed"
-                );
-                let (header, rows) = read_csv(&out_dir.join("trajectory.csv"));
-                let steps = column(&header, &rows, "step");
-                let at = |s: f64| steps.iter().filter(|&&x| x == s).count();
-                // Every body at the start and at the last step, whatever `record.every` is.
-                assert!(at(0.0) > 0, "{name}");
-                assert_eq!(at(3.0), at(0.0), "{name}");
-                assert_eq!(steps.last(), Some(&3.0), "{name}");
-                ran.push(name.clone());
-            }
-        }
-    }
-    // The scenes that need nothing the engine lacks today.
-    for needed in ["pendulum", "s3-chain-100", "s5-spinner", "tennis-racket"] {
-        assert!(ran.iter().any(|n| n == needed), "{needed} did not run");
+        assert_eq!(result.status.code(), Some(0), "{name}: {stderr}");
+        assert!(
+            stdout.is_empty() && stderr.is_empty(),
+            "{name}: --quiet printed"
+        );
+        let (header, rows) = read_csv(&out_dir.join("trajectory.csv"));
+        let steps = column(&header, &rows, "step");
+        let at = |s: f64| steps.iter().filter(|&&x| x == s).count();
+        // Every body at the start and at the last step, whatever `record.every` is.
+        assert!(at(0.0) > 0, "{name}");
+        assert_eq!(at(3.0), at(0.0), "{name}");
+        assert_eq!(steps.last(), Some(&3.0), "{name}");
     }
 }
-
 #[test]
 fn builtin_scenes_run_by_name_from_any_directory() {
     let dir = tempfile::tempdir().unwrap();
@@ -104,7 +73,20 @@ fn compare_with_builder(file: &str, mut scene: stiction::scenes::Scene) {
         .iter()
         .map(|c| column(&header, &rows, c))
         .collect();
-    let after: Vec<usize> = (0..rows.len()).filter(|&i| step[i] == 1.0).collect();
+    // The file's static bodies (ground, walls) are the builder's static colliders.
+    let file_scene: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("scene.json")).unwrap())
+            .unwrap();
+    let fixed: Vec<&str> = file_scene["bodies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["kind"] == "static")
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    let after: Vec<usize> = (0..rows.len())
+        .filter(|&i| step[i] == 1.0 && !fixed.contains(&rows[i][2].as_str()))
+        .collect();
     assert_eq!(after.len(), scene.bodies.len(), "{file}: body count");
     for (k, &row) in after.iter().enumerate() {
         let body = scene.world.body(scene.bodies[k]).unwrap();
@@ -133,5 +115,21 @@ fn spinner_file_matches_the_shared_builder() {
     compare_with_builder(
         "s5-spinner.toml",
         stiction::scenes::spinner(stiction::GyroscopicMode::Implicit).unwrap(),
+    );
+}
+
+#[test]
+fn stack_file_matches_the_shared_builder() {
+    compare_with_builder(
+        "s4-stack-20.toml",
+        stiction::scenes::stack_20(stiction::Solver::exact()).unwrap(),
+    );
+}
+
+#[test]
+fn pyramid_file_matches_the_shared_builder() {
+    compare_with_builder(
+        "s1-pyramid-20.toml",
+        stiction::scenes::pyramid_20(stiction::Solver::iterative()).unwrap(),
     );
 }

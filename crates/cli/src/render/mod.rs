@@ -118,6 +118,8 @@ pub struct RenderSummary {
 
 /// `stiction render`.
 pub fn render(args: RenderArgs) -> Result<std::process::ExitCode, CliError> {
+    // Checked before a scene is run, so bad options write nothing.
+    validate_view(&args.view)?;
     let builtin =
         !args.input.exists() && args.input.to_str().and_then(scene::builtin::find).is_some();
     let (run_dir, run_failed) = if builtin || parse::Format::of(&args.input).is_some() {

@@ -36,12 +36,13 @@ pub struct RunArgs {
 
 const RUN_AFTER: &str = "\
 Writes DIR/scene.json (the scene as run), DIR/trajectory.csv, DIR/stats.csv, \
-DIR/joint_forces.csv (if the scene's [record] asks) and DIR/summary.json; \
+DIR/joint_forces.csv and DIR/contact_forces.csv (if the scene's [record] asks) and \
+DIR/summary.json; \
 docs/scene-format.md lists their columns.
 
 Exit status: 0 the run finished; 1 a step failed (the files hold every step before it); \
-2 bad input (unreadable, malformed or unphysical scene, or an element the engine does not \
-support yet), with one `error: ` line on stderr and nothing written.";
+2 bad input (unreadable, malformed or unphysical scene), with one `error: ` line on stderr \
+and nothing written.";
 
 /// Command-line changes to a scene's run settings.
 #[derive(Debug, Args, Clone, Default)]
@@ -242,6 +243,7 @@ fn written_files(scene: &BuiltScene) -> Vec<String> {
         (r.trajectory, record::TRAJECTORY_FILE),
         (r.stats, record::STATS_FILE),
         (r.joint_forces, record::JOINT_FORCES_FILE),
+        (r.contact_forces, record::CONTACT_FORCES_FILE),
     ] {
         if on {
             files.push(name.to_string());

@@ -18,6 +18,8 @@ pub const TRAJECTORY_FILE: &str = "trajectory.csv";
 pub const STATS_FILE: &str = "stats.csv";
 /// joint_forces.csv: one row per joint per recorded step.
 pub const JOINT_FORCES_FILE: &str = "joint_forces.csv";
+/// contact_forces.csv: one row per contact point per recorded step.
+pub const CONTACT_FORCES_FILE: &str = "contact_forces.csv";
 /// The effective scene (after command-line overrides) as JSON.
 pub const SCENE_FILE: &str = "scene.json";
 /// The run summary as JSON.
@@ -83,11 +85,41 @@ pub const JOINT_FORCE_COLUMNS: &[&str] = &[
     "torque_b_z",
 ];
 
+/// Columns of contact_forces.csv: the two bodies (`world` for static geometry), the contact
+/// point (m), the unit normal from A into B, the signed separation (m, negative when
+/// penetrating) and the force on B (N; A receives the opposite), world frame.
+pub const CONTACT_FORCE_COLUMNS: &[&str] = &[
+    "step",
+    "time",
+    "body_a",
+    "body_b",
+    "x",
+    "y",
+    "z",
+    "normal_x",
+    "normal_y",
+    "normal_z",
+    "separation",
+    "force_x",
+    "force_y",
+    "force_z",
+];
+
+/// The deepest penetration of any contact of the last step, m (0 without contacts).
+pub fn max_penetration(world: &World) -> f64 {
+    world
+        .contacts()
+        .iter()
+        .map(|c| -c.geometry.separation)
+        .fold(0.0, f64::max)
+}
+
 /// The open CSV writers of one run.
 pub struct Recorder {
     trajectory: Option<BufWriter<File>>,
     stats: Option<BufWriter<File>>,
     joint_forces: Option<BufWriter<File>>,
+    contact_forces: Option<BufWriter<File>>,
 }
 
 fn create(dir: &Path, name: &str, columns: &[&str]) -> std::io::Result<BufWriter<File>> {
@@ -120,6 +152,10 @@ impl Recorder {
             joint_forces: record
                 .joint_forces
                 .then(|| create(dir, JOINT_FORCES_FILE, JOINT_FORCE_COLUMNS))
+                .transpose()?,
+            contact_forces: record
+                .contact_forces
+                .then(|| create(dir, CONTACT_FORCES_FILE, CONTACT_FORCE_COLUMNS))
                 .transpose()?,
         })
     }
@@ -160,7 +196,7 @@ impl Recorder {
             let t = &s.times;
             writeln!(
                 out,
-                "{step},{time},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},0,{}",
+                "{step},{time},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 ms(t.total),
                 ms(t.forces),
                 ms(t.rows),
@@ -180,6 +216,7 @@ impl Recorder {
                 invariants.energy(),
                 vector(invariants.momentum),
                 vector(invariants.angular_momentum),
+                max_penetration(world),
                 invariants.joint_error,
             )?;
         }
@@ -210,6 +247,25 @@ impl Recorder {
                 )?;
             }
         }
+        if let Some(out) = &mut self.contact_forces {
+            let name_of = |h: Option<stiction::BodyHandle>| {
+                h.and_then(|h| scene.bodies.iter().find(|b| b.handle == h))
+                    .map_or("world", |b| b.name.as_str())
+            };
+            for contact in world.contacts() {
+                let g = &contact.geometry;
+                writeln!(
+                    out,
+                    "{step},{time},{},{},{},{},{},{}",
+                    name_of(g.bodies[0]),
+                    name_of(g.bodies[1]),
+                    vector(g.point),
+                    vector(g.normal),
+                    g.separation,
+                    vector(contact.force),
+                )?;
+            }
+        }
         Ok(())
     }
 
@@ -219,6 +275,7 @@ impl Recorder {
             &mut self.trajectory,
             &mut self.stats,
             &mut self.joint_forces,
+            &mut self.contact_forces,
         ]
         .into_iter()
         .flatten()

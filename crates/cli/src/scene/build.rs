@@ -1,10 +1,9 @@
 //! The one place where a scene file meets the engine: a validated [`SceneFile`] becomes a
 //! [`stiction::World`] plus what the runner and renderer need (names, shapes, step size).
 //!
-//! Elements the engine cannot represent yet are refused with
-//! [`FieldError::Unsupported`] naming the element, never skipped: a run always simulates
-//! the whole file. Each such refusal is one match arm or check below, so adding an engine
-//! feature means replacing that arm with the engine call.
+//! Every element of the file reaches the engine (colliders and their materials through
+//! [`colliders`]); nothing is skipped. Should the schema ever describe something the engine
+//! cannot do, the place to refuse it (with a typed error naming the field) is here.
 
 use stiction::joint::{
     AxisControl, DistanceJoint, FixedJoint, Hinge2Joint, JointLimit, JointMotor, SliderJoint,
@@ -14,9 +13,10 @@ use stiction::math::{Quat, Vec3};
 use stiction::{
     BallJoint, BodyHandle, BodyKind, ExactSettings, GyroscopicMode, HingeJoint, IterativeSettings,
     JointBuilder, JointHandle, JointKind, MassProperties, PostStabilization, RigidBodyBuilder,
-    Softness, Solver, World, WorldSettings,
+    SleepSettings, Softness, Solver, World, WorldSettings,
 };
 
+use crate::scene::colliders;
 use crate::scene::error::FieldError;
 use crate::scene::schema::{
     AxisAngle, BodyDesc, BodyKindDesc, GyroscopicDesc, JointDesc, JointKindDesc, LimitDesc,
@@ -102,14 +102,22 @@ pub const DEFAULT_STEPS: u64 = 600;
 
 /// Builds a validated scene. `fallback_name` names a scene whose file has no `name`.
 pub fn build(scene: &SceneFile, fallback_name: &str) -> Result<BuiltScene, FieldError> {
-    check_engine_support(scene)?;
     let mut world = World::with_settings(world_settings(scene))
         .map_err(|e| FieldError::invalid("world", e.to_string()))?;
     let mode = gyroscopic(scene.world.gyroscopic);
     let mut bodies = Vec::with_capacity(scene.bodies.len());
     for (i, desc) in scene.bodies.iter().enumerate() {
         let path = format!("bodies[{i}]");
-        bodies.push(build_body(&mut world, desc, mode, &path)?);
+        let body = build_body(&mut world, desc, mode, &path)?;
+        if scene.world.contacts {
+            let shapes: Vec<_> = desc
+                .shapes
+                .iter()
+                .zip(body.shapes.iter().copied())
+                .collect();
+            colliders::add_colliders(&mut world, body.handle, &shapes, &scene.materials, &path)?;
+        }
+        bodies.push(body);
     }
     let mut joints = Vec::with_capacity(scene.joints.len());
     for (i, desc) in scene.joints.iter().enumerate() {
@@ -118,6 +126,9 @@ pub fn build(scene: &SceneFile, fallback_name: &str) -> Result<BuiltScene, Field
         let name = desc.name.clone().unwrap_or_else(|| format!("joint{i}"));
         joints.push(BuiltJoint { name, handle });
     }
+    colliders::filter_jointed_pairs(&mut world, &scene.joints, |name| {
+        bodies.iter().find(|b| b.name == name).map(|b| b.handle)
+    });
     let h = scene.world.step;
     let steps = match (scene.steps, scene.duration) {
         (Some(steps), _) => steps,
@@ -145,52 +156,6 @@ pub fn steps_for(duration: f64, h: f64) -> u64 {
     ((duration / h) - 1e-9).ceil().max(1.0) as u64
 }
 
-/// Refuses what this engine build cannot simulate. Today: collision detection and contacts,
-/// and sleeping.
-fn check_engine_support(scene: &SceneFile) -> Result<(), FieldError> {
-    if scene.world.sleeping {
-        return Err(FieldError::unsupported(
-            "world.sleeping",
-            "the engine has no sleeping yet; set world.sleeping = false",
-        ));
-    }
-    if scene.record.contact_forces {
-        return Err(FieldError::unsupported(
-            "record.contact_forces",
-            "the engine has no contacts yet",
-        ));
-    }
-    if scene.world.contacts {
-        if let Some(path) = first_colliding_pair(scene) {
-            return Err(FieldError::unsupported(
-                path,
-                "this scene needs contacts and the engine has no collision detection yet \
-                 (set world.contacts = false to run it without contacts)",
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The path of the second shape that could touch another body's, if any: two colliding
-/// shapes on different bodies, one of them not static.
-fn first_colliding_pair(scene: &SceneFile) -> Option<String> {
-    let mut seen_any = false;
-    let mut seen_movable = false;
-    for (i, body) in scene.bodies.iter().enumerate() {
-        let Some(j) = body.shapes.iter().position(|s| s.collide) else {
-            continue;
-        };
-        let movable = body.kind != BodyKindDesc::Static;
-        if seen_movable || (seen_any && movable) {
-            return Some(format!("bodies[{i}].shapes[{j}]"));
-        }
-        seen_any = true;
-        seen_movable |= movable;
-    }
-    None
-}
-
 fn world_settings(scene: &SceneFile) -> WorldSettings {
     let world = &scene.world;
     let iterative = IterativeSettings {
@@ -216,6 +181,11 @@ fn world_settings(scene: &SceneFile) -> WorldSettings {
             cfm: world.cfm,
         },
         post_stabilization,
+        sleep: if world.sleeping {
+            SleepSettings::on()
+        } else {
+            SleepSettings::default()
+        },
         ..WorldSettings::default()
     }
 }

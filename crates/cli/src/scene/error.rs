@@ -43,16 +43,6 @@ pub enum SceneError {
         /// The rule it broke, with the offending value.
         rule: String,
     },
-    /// The file asks for something this engine build cannot do yet.
-    #[error("{}: {field}: unsupported: {what}", path.display())]
-    Unsupported {
-        /// The file.
-        path: PathBuf,
-        /// The field path of the element.
-        field: String,
-        /// What is missing.
-        what: String,
-    },
 }
 
 /// A field-level problem before the file name is attached.
@@ -65,13 +55,6 @@ pub enum FieldError {
         /// Rule and value.
         rule: String,
     },
-    /// The engine cannot do what the field asks.
-    Unsupported {
-        /// Field path.
-        field: String,
-        /// What is missing.
-        what: String,
-    },
 }
 
 impl FieldError {
@@ -83,21 +66,9 @@ impl FieldError {
         }
     }
 
-    /// A missing engine feature asked for at `field`.
-    pub fn unsupported(field: impl Into<String>, what: impl Into<String>) -> Self {
-        FieldError::Unsupported {
-            field: field.into(),
-            what: what.into(),
-        }
-    }
-
     /// The error with the file it came from.
     pub fn in_file(self, path: PathBuf) -> SceneError {
-        match self {
-            FieldError::Invalid { field, rule } => SceneError::Invalid { path, field, rule },
-            FieldError::Unsupported { field, what } => {
-                SceneError::Unsupported { path, field, what }
-            }
-        }
+        let FieldError::Invalid { field, rule } = self;
+        SceneError::Invalid { path, field, rule }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod builtin;
+pub mod colliders;
 pub mod error;
 pub mod parse;
 pub mod schema;

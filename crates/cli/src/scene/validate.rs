@@ -2,8 +2,8 @@
 //! field that breaks one, by its path (`bodies[3].shapes[0].half_extents`).
 //!
 //! Everything the engine would refuse is caught here first, so a user reads the field to
-//! change instead of an engine message; [`crate::scene::build`] only adds what the engine
-//! build cannot do yet (unsupported features).
+//! change instead of an engine message; [`crate::scene::build`] still maps any engine refusal
+//! to the element's path.
 
 use std::collections::{BTreeMap, HashSet};
 
