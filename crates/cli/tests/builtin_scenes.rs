@@ -133,3 +133,11 @@ fn pyramid_file_matches_the_shared_builder() {
         stiction::scenes::pyramid_20(stiction::Solver::iterative()).unwrap(),
     );
 }
+
+#[test]
+fn sphere_pile_file_matches_the_shared_builder() {
+    compare_with_builder(
+        "s2-sphere-pile.toml",
+        stiction::scenes::sphere_pile_1000(stiction::Solver::iterative()).unwrap(),
+    );
+}
