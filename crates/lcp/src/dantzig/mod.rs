@@ -137,6 +137,11 @@ pub struct DantzigSolver {
     n_list: Vec<usize>,
     parked: Vec<usize>,
     ldl: IncrementalLdlt,
+    /// `A` restricted to the clamped columns, in C's order, for every row:
+    /// `clamped_columns[r * n + c] = A[r][c_list[c]]`. The products with `dx_C` that every
+    /// pivot takes for every index in N are then contiguous dot products instead of gathers
+    /// through `c_list` (ODE gets the same by permuting `A` itself).
+    clamped_columns: Vec<f64>,
     lu: DenseLu,
     position: Vec<usize>,
     y: Vec<f64>,
@@ -209,6 +214,9 @@ impl DantzigSolver {
         }
         self.set.clear();
         self.set.resize(n, Set::Unseen);
+        if self.clamped_columns.len() < n * n {
+            self.clamped_columns.resize(n * n, 0.0);
+        }
         self.lo.copy_from_slice(&p.lo);
         self.hi.copy_from_slice(&p.hi);
         // Unbounded rows first, then ordinary rows, then friction rows: by the time a

@@ -102,10 +102,16 @@ impl DantzigSolver {
     /// row. Stops at the first row whose pivot is singular (it depends on the rows before
     /// it), which the ordinary drive then parks. Returns how many rows of `order` it took.
     fn factor_unbounded_block(&mut self, p: &BoxedLcp) -> usize {
+        let n = p.len();
         let mut taken = 0;
+        // C is 0, 1, .., taken - 1 here (`order` starts with 0..nub), so A_Ci is the start of
+        // row i, and the clamped-column copy is filled once at the end.
         while taken < p.nub {
             let i = self.order[taken];
-            let nc = self.gather_forward(p, i);
+            debug_assert_eq!(i, taken);
+            let nc = taken;
+            self.y[..nc].copy_from_slice(&p.a.row(i)[..nc]);
+            self.ldl.forward(&mut self.y[..nc]);
             let aii = p.a[(i, i)];
             let schur = self.ldl.schur_complement(&self.y[..nc], aii);
             // A NaN pivot fails this test too and leaves the row to the ordinary drive.
@@ -113,8 +119,15 @@ impl DantzigSolver {
             if !regular {
                 break;
             }
-            self.push_c(i, schur);
+            self.ldl.append(&self.y[..nc], schur);
+            self.c_list.push(i);
+            self.set[i] = Set::Clamped;
             taken += 1;
+        }
+        if taken < n {
+            for r in 0..n {
+                self.clamped_columns[r * n..r * n + taken].copy_from_slice(&p.a.row(r)[..taken]);
+            }
         }
         let nc = self.c_list.len();
         for (c, &k) in self.c_list.iter().enumerate() {
@@ -222,12 +235,8 @@ impl DantzigSolver {
             let dwi = dir * schur;
             let dx_inf = max_abs(&self.dx[..nc]).max(1.0);
             for &k in &self.n_list {
-                let row = p.a.row(k);
-                let mut v = dir * row[i];
-                for (c, &ck) in self.c_list.iter().enumerate() {
-                    v += row[ck] * self.dx[c];
-                }
-                self.dw[k] = v;
+                let clamped = &self.clamped_columns[k * n..k * n + nc];
+                self.dw[k] = dir * p.a[(k, i)] + dot(clamped, &self.dx[..nc]);
             }
 
             let mut test = RatioTest {
@@ -284,7 +293,7 @@ impl DantzigSolver {
             match event {
                 Event::DriveToZero => {
                     self.w[i] = 0.0;
-                    self.push_c(i, schur);
+                    self.push_c(p, i, schur);
                     return Ok(());
                 }
                 Event::DriveToLower => {
@@ -310,16 +319,16 @@ impl DantzigSolver {
                         schur_k = floor;
                         self.regularised += 1;
                     }
-                    self.push_c(k, schur_k);
+                    self.push_c(p, k, schur_k);
                 }
                 Event::LeaveCLower(k) => {
                     self.x[k] = self.lo[k];
-                    self.remove_c(k);
+                    self.remove_c(p, k);
                     self.push_n(k, Set::Lower);
                 }
                 Event::LeaveCUpper(k) => {
                     self.x[k] = self.hi[k];
-                    self.remove_c(k);
+                    self.remove_c(p, k);
                     self.push_n(k, Set::Upper);
                 }
             }
@@ -334,7 +343,7 @@ impl DantzigSolver {
         let schur = self.ldl.schur_complement(&self.y[..nc], aii);
         if schur > self.pivot_tolerance * aii.abs().max(f64::MIN_POSITIVE) {
             self.w[i] = 0.0;
-            self.push_c(i, schur);
+            self.push_c(p, i, schur);
         } else {
             self.set[i] = Set::Parked;
             self.parked.push(i);
@@ -343,24 +352,29 @@ impl DantzigSolver {
 
     /// `y = L^-1 A_Ck` for the current C; returns |C|.
     fn gather_forward(&mut self, p: &BoxedLcp, k: usize) -> usize {
+        let n = p.len();
         let nc = self.c_list.len();
-        let row = p.a.row(k);
-        for (c, &ck) in self.c_list.iter().enumerate() {
-            self.y[c] = row[ck];
-        }
+        self.y[..nc].copy_from_slice(&self.clamped_columns[k * n..k * n + nc]);
         self.ldl.forward(&mut self.y[..nc]);
         nc
     }
 
     /// Appends `k` to C, given `y = L^-1 A_Ck` in `self.y` and its pivot.
-    fn push_c(&mut self, k: usize, pivot: f64) {
+    fn push_c(&mut self, p: &BoxedLcp, k: usize, pivot: f64) {
+        let n = p.len();
         let nc = self.c_list.len();
         self.ldl.append(&self.y[..nc], pivot);
+        // Column k of A is row k (A is symmetric).
+        for (r, &a) in p.a.row(k).iter().enumerate() {
+            self.clamped_columns[r * n + nc] = a;
+        }
         self.c_list.push(k);
         self.set[k] = Set::Clamped;
     }
 
-    fn remove_c(&mut self, k: usize) {
+    fn remove_c(&mut self, p: &BoxedLcp, k: usize) {
+        let n = p.len();
+        let nc = self.c_list.len();
         let pos = self
             .c_list
             .iter()
@@ -368,6 +382,11 @@ impl DantzigSolver {
             .expect("index in C is in the C list");
         self.ldl.remove(pos);
         self.c_list.remove(pos);
+        for r in 0..n {
+            let row = r * n;
+            self.clamped_columns
+                .copy_within(row + pos + 1..row + nc, row + pos);
+        }
     }
 
     fn push_n(&mut self, k: usize, set: Set) {

@@ -30,6 +30,8 @@ impl DantzigSolver {
             };
             match state {
                 IndexState::Clamped => {
+                    // No pivoting follows a warm start (a miss starts over from scratch), so
+                    // the clamped-column copy the pivots use is not kept up here.
                     let nc = self.c_list.len();
                     let row = p.a.row(i);
                     for (c, &ck) in self.c_list.iter().enumerate() {
