@@ -1,31 +1,45 @@
 //! The step pipeline (shared/DESIGN.md, ODE's `dWorldStep` and `dWorldQuickStep`):
 //!
-//! 1. **Forces**: for each dynamic body, the unconstrained velocity
+//! 0. **Collision** ([`crate::collision`]): bodies classified awake or asleep (waking those
+//!    the user disturbed), broad phase, waking of sleeping groups that awake bodies
+//!    reach, narrow phase, the contact hook; contact points ordered from the highest pair
+//!    to the lowest.
+//! 1. **Forces**: for each awake dynamic body, the unconstrained velocity
 //!    `u* = (u + h M^-1 (f + m g)) / (1 + h c)`, with the angular part from the body's
 //!    gyroscopic mode ([`crate::gyroscopic::angular_velocity_after_step`], which is
 //!    `w + h I^-1 tau~` for the equivalent torque `tau~` of [`crate::equivalent_torque`]).
-//! 2. **Rows**: every enabled joint writes its rows at the current poses.
+//!    A sleeping body is fixed: zero velocity, infinite mass.
+//! 2. **Rows**: every enabled joint writes its rows at the current poses, then every
+//!    contact point its normal row and, after all normal rows, its friction rows
+//!    ([`crate::contact`]), warm-started from the point's memory (or, for a new point,
+//!    from the weight it carries).
 //! 3. **Islands**: bodies connected by rows ([`crate::island`]).
 //! 4. **Solve**: per island, `A lambda = b + w` with `A = J M^-1 J^T + diag(cfm)/h` and
 //!    `b = (rhs - J u*) / h`, `rhs = -erp C / h + target`: exactly (Dantzig on the dense `A`,
-//!    falling back to Gauss-Seidel) or iteratively (Gauss-Seidel on the sparse rows).
+//!    falling back to Gauss-Seidel; Lemke for the polygonal friction cone) or iteratively
+//!    (Gauss-Seidel on the sparse rows, projecting friction pairs on the Coulomb disk if
+//!    asked).
 //! 5. **Velocities**: `u+ = u* + h M^-1 J^T lambda`.
 //! 6. **Integration**: poses by [`crate::advance_pose`] (so the conserving gyroscopic mode
-//!    uses its midpoint attitude update).
-//! 7. **Post-stabilisation** of joint position errors ([`crate::poststab`]).
-//! 8. **Commit**: only now are bodies and joints written. Every earlier phase works in
-//!    buffers, so a failure anywhere (a non-finite number, a solver error) returns an error
-//!    and leaves the world exactly as it was.
+//!    uses its midpoint attitude update); sleepers keep theirs.
+//! 7. **Post-stabilisation** of joint errors and contact penetrations ([`crate::poststab`]).
+//! 8. **Commit**: only now are bodies and joints written, contact forces reported and
+//!    remembered, and resting islands put to sleep. Every earlier phase works in buffers,
+//!    so a failure anywhere (a non-finite number, a solver error, an invalid value left by
+//!    the contact hook) returns an error and leaves every body and joint as it was (the
+//!    collision caches may have moved on; they hold no state the step depends on beyond
+//!    warm starts).
 //!
-//! A body in no island pays only for phases 1, 5 and 6.
+//! A body in no island pays only for phases 1, 5 and 6; a sleeping body for none.
 //!
-//! Adding a row producer (contacts): in phase 2, after [`write_joint_rows`], append its rows
+//! Adding a row producer: in phase 2, after [`write_joint_rows`], append its rows
 //! through `RowStorage::writer` (body slots are `handle.index()`, the static world is
 //! `HotBodies::ground`), keep each producer's raw row range, and fill `raw.warm_lambda` /
 //! `raw.warm_state` from its own cache (as [`load_warm_starts`] does for joints); in
 //! [`commit`], read its forces back from `raw.lambda[range]`. For post-stabilisation, write
 //! its stabilised rows at `hot.next_pose` next to the joints' in `PostStabilizer::measure`
 //! (one-sided rows are then solved by projected Gauss-Seidel with their sign kept).
+//! Contacts (`crate::contact::rows`) are the example.
 
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
@@ -88,13 +102,16 @@ pub(crate) struct StepScratch {
 impl World {
     /// Advances the world by `h` seconds (finite, `> 0`; it may change from call to call).
     ///
-    /// The pipeline (shared/DESIGN.md): unconstrained velocities `u*` from forces, gravity,
-    /// damping and each body's gyroscopic mode; rows from the enabled joints; islands of
-    /// bodies connected by rows; per island the boxed LCP `A lambda = b + w`,
-    /// `A = J M^-1 J^T + diag(cfm)/h`, `b = (-erp C / h + target - J u*) / h`, solved by
-    /// Dantzig on the dense `A` (falling back to Gauss-Seidel) or by Gauss-Seidel on the
-    /// sparse rows; `u+ = u* + h M^-1 J^T lambda`; poses by [`crate::advance_pose`]; then
-    /// post-stabilisation of joint errors. Bodies and joints are written only at the end.
+    /// The pipeline (shared/DESIGN.md; the module `stepper` details it): collision
+    /// detection (colliders, contact hook, waking); unconstrained velocities `u*` from
+    /// forces, gravity, damping and each body's gyroscopic mode; rows from the enabled
+    /// joints and the contacts; islands of bodies connected by rows; per island the boxed
+    /// LCP `A lambda = b + w`, `A = J M^-1 J^T + diag(cfm)/h`,
+    /// `b = (-erp C / h + target - J u*) / h`, solved by Dantzig on the dense `A` (falling
+    /// back to Gauss-Seidel) or by Gauss-Seidel on the sparse rows;
+    /// `u+ = u* + h M^-1 J^T lambda`; poses by [`crate::advance_pose`]; then
+    /// post-stabilisation of joint errors and contact penetrations. Bodies and joints are
+    /// written only at the end.
     ///
     /// Returns the step's statistics. On error nothing changed: every body and joint is
     /// exactly as before (the statistics of the refused step are still readable through

@@ -16,6 +16,37 @@
 //!    material ([`crate::Material::combine`]) goes through the user's
 //!    [`crate::ContactHook`], and the points kept become constraint rows
 //!    ([`crate::contact`]).
+//!
+//! ```
+//! use stiction::math::Vec3;
+//! use stiction::{ColliderBuilder, Material, MassProperties, RigidBodyBuilder, World};
+//!
+//! let mut world = World::new();
+//! // Static ground: the half-space z <= 0, attached to no body.
+//! world.add_collider(ColliderBuilder::halfspace(Vec3::Z)?, None)?;
+//! // A 2 kg box with a rubbery material, 1 cm above the ground.
+//! let half = Vec3::new(0.5, 0.5, 0.25);
+//! let crate_ = world.add_body(
+//!     RigidBodyBuilder::dynamic()
+//!         .mass_properties(MassProperties::cuboid_with_mass(half, 2.0)?)
+//!         .position(Vec3::new(0.0, 0.0, 0.26))
+//!         .build()?,
+//! );
+//! let rubber = Material::new(0.9, 0.3)?;
+//! world.add_collider(ColliderBuilder::cuboid(half)?.material(rubber), Some(crate_))?;
+//! for _ in 0..60 {
+//!     world.step(1.0 / 60.0)?;
+//! }
+//! // Per point: the force on B (here the box) in the contact frame and in the world.
+//! let contacts = world.contacts();
+//! assert_eq!(contacts.len(), 4);
+//! let normal: f64 = contacts.iter().map(|c| c.force_local.x).sum();
+//! assert!((normal - 2.0 * 9.81).abs() < 1e-6);
+//! // Per body: the total contact force and torque.
+//! let wrench = world.contact_force(crate_)?;
+//! assert!((wrench.force - Vec3::new(0.0, 0.0, 2.0 * 9.81)).length() < 1e-6);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod broad_phase;
 mod collider;
