@@ -4,12 +4,15 @@
 //!
 //! ```text
 //! stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] [--budget SECONDS]
-//!                [--row-limit ROWS] [--no-lcp | --lcp-only] [--export-lcp DIR]
+//!                [--row-limit ROWS] [--no-experiments] [--no-lcp | --lcp-only]
+//!                [--export-lcp DIR]
 //! ```
 //!
 //! The exact steppers solve one dense LCP per island, `O(n^3)` in its rows: on the two large
 //! scenes (S1, S2) they get `--budget` seconds (default 30) and are not started on an island
 //! of more than `--row-limit` rows (default 1500); the table says where a run stopped.
+//! A second table times this engine's iterative step on S1, S2, S4 with lighter
+//! post-stabilisation settings (`--no-experiments` leaves it out).
 //!
 //! `--engines` takes `ours`, `ode`, `rapier`, or one stepper: `ours-exact`, `ours-iterative`,
 //! `ode-exact`, `ode-quick`. Progress goes to stderr, the tables to stdout. Run it through
@@ -43,6 +46,7 @@ struct Options {
     rapier: bool,
     budget: Duration,
     row_limit: usize,
+    experiments: bool,
     scenes_run: bool,
     lcp_run: bool,
     export: Option<PathBuf>,
@@ -56,6 +60,7 @@ fn parse_args() -> Result<Options, String> {
         rapier: true,
         budget: Duration::from_secs(30),
         row_limit: 1500,
+        experiments: true,
         scenes_run: true,
         lcp_run: true,
         export: None,
@@ -97,13 +102,15 @@ fn parse_args() -> Result<Options, String> {
                     .parse()
                     .map_err(|e| format!("--row-limit: {e}"))?;
             }
+            "--no-experiments" => options.experiments = false,
             "--no-lcp" => options.lcp_run = false,
             "--lcp-only" => options.scenes_run = false,
             "--export-lcp" => options.export = Some(PathBuf::from(value("--export-lcp")?)),
             "--help" | "-h" => {
                 return Err(
                     "usage: stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] \
-                            [--budget SECONDS] [--row-limit ROWS] [--no-lcp | --lcp-only] \
+                            [--budget SECONDS] [--row-limit ROWS] [--no-experiments] \
+                            [--no-lcp | --lcp-only] \
                             [--export-lcp DIR]"
                         .into(),
                 )
@@ -147,6 +154,34 @@ fn progress(r: &RunResult) {
     eprintln!("  {:<16} {:<48} {time}", r.scene.label(), r.engine);
 }
 
+/// The post-stabilisation variants of this engine's iterative step on the contact scenes.
+fn run_experiments(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile>) {
+    let mut results = Vec::new();
+    let mut profiles = Vec::new();
+    if !options.experiments || !options.ours[1] {
+        return (results, profiles);
+    }
+    for &scene in &options.scenes {
+        if !matches!(scene, SceneId::S1 | SceneId::S2 | SceneId::S4) {
+            continue;
+        }
+        for variant in ours::POST_STABILIZATION_VARIANTS {
+            let budget = budget_for(scene, Kind::Iterative, options.budget);
+            let (r, profile) = ours::run(
+                scene,
+                Kind::Iterative,
+                budget,
+                options.row_limit,
+                Some(variant),
+            );
+            progress(&r);
+            results.push(r);
+            profiles.extend(profile);
+        }
+    }
+    (results, profiles)
+}
+
 fn run_scenes(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile>) {
     let mut results = Vec::new();
     let mut profiles = Vec::new();
@@ -184,7 +219,7 @@ fn run_scenes(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile>) {
         for (kind, wanted) in [Kind::Exact, Kind::Iterative].into_iter().zip(options.ours) {
             if wanted {
                 let budget = budget_for(scene, kind, options.budget);
-                let (r, profile) = ours::run(scene, kind, budget, options.row_limit);
+                let (r, profile) = ours::run(scene, kind, budget, options.row_limit, None);
                 push(r, &mut results);
                 profiles.extend(profile);
             }
@@ -220,8 +255,8 @@ fn main() -> ExitCode {
     if options.scenes_run {
         println!("## Scenes\n");
         eprintln!("scenes (load average {load_before}):");
-        let (results, profiles) = run_scenes(&options);
-        println!("{}", report::markdown(&results));
+        let (results, mut profiles) = run_scenes(&options);
+        println!("{}", report::markdown(&results, &results));
         let missing: Vec<String> = [SceneId::S1, SceneId::S2, SceneId::S4]
             .into_iter()
             .filter(|s| options.scenes.contains(s) && ours::builder_name(*s).is_none())
@@ -238,6 +273,12 @@ fn main() -> ExitCode {
                 println!("- {} built by `stiction::scenes::{name}`", s.label());
             }
         }
+        let (experiments, experiment_profiles) = run_experiments(&options);
+        if !experiments.is_empty() {
+            println!("\n### What post-stabilisation costs (Stiction's iterative step, changed settings)\n");
+            println!("{}", report::markdown(&experiments, &results));
+        }
+        profiles.extend(experiment_profiles);
         if !profiles.is_empty() {
             println!("\n### Where Stiction's step time goes (ms/step, mean over the steps run)\n");
             println!("{}", ours::PhaseProfile::HEADER);

@@ -64,18 +64,18 @@ fn ms(v: f64) -> String {
 /// The markdown table: per scene and engine, the median ms/step, its ratio to Stiction's
 /// time of the same kind (exact with exact; iterative and Rapier with iterative; S5 with
 /// Stiction's default mode), the median of the first 60 steps, the steps run, the quality
-/// figures and notes.
-pub fn markdown(results: &[RunResult]) -> String {
+/// figures and notes. The reference rows are looked up in `references`.
+pub fn markdown(results: &[RunResult], references: &[RunResult]) -> String {
     let mut out = String::from(
         "| scene | engine | ms/step (median) | time / Stiction's | ms/step, first 60 steps | steps | quality at the last step | notes |\n\
          | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
     );
     for r in results {
         // The same kind of step; for S5 (no rows, both steppers alike) the first row of ours.
-        let reference = results
+        let reference = references
             .iter()
             .find(|o| o.ours && o.scene == r.scene && o.kind == r.kind)
-            .or_else(|| results.iter().find(|o| o.ours && o.scene == r.scene))
+            .or_else(|| references.iter().find(|o| o.ours && o.scene == r.scene))
             .and_then(|o| o.timing.as_ref())
             .map(|t| t.median_ms);
         let early = r
