@@ -9,12 +9,18 @@
 //! - [`body`]: rigid bodies and mass properties; [`gyroscopic`]: the four treatments of
 //!   `w x I w`; [`integrate`]: velocity and pose updates of one body.
 //! - [`constraint`]: the row API every constraint producer writes through (flat row storage,
-//!   [`constraint::RowWriter`], shared parts, ERP/CFM); [`joint`]: joint types.
+//!   [`constraint::RowWriter`], shared parts, ERP/CFM); [`joint`]: joint types (ball, hinge,
+//!   slider, fixed, universal, hinge-2, distance) with limits, motors and breaking.
 //! - [`collision`]: colliders (parry shapes on bodies or static), groups, broad and
 //!   narrow phase; [`contact`]: materials, the contact hook, contact rows, friction models,
 //!   restitution and the reported forces; [`sleep`]: resting bodies stop costing work.
 //! - [`scenes`]: the benchmark scenes of shared/SCENES.md.
 //! - [`math`] (the glam types parry uses) and [`error`].
+//!
+//! A runnable example, `crates/engine/examples/crane.rs`
+//! (`cargo run --release -p stiction --example crane`), builds a tower crane from five joint
+//! types (a weld, a motorised hinge with a stop, a motorised slider between stops, a rope, a
+//! universal joint) and prints its motion, the rope's tension and the weld's load.
 
 #![warn(missing_docs)]
 

@@ -209,48 +209,54 @@ pub struct Bounce {
     pub threshold: f64,
 }
 
+/// How much faster than predicted (m/s or rad/s) a coordinate is assumed to be able to move
+/// towards a stop when deciding whether the stop may act this step. The prediction `J u*`
+/// leaves out the forces of every other row on the two bodies: a hook hanging on a rope
+/// from a trolley that a rail holds up is predicted to fall with the trolley, so `u*`
+/// shows no approach, and a rope left a micrometre slack by the last projection would let
+/// the hook drop for a step. An active stop that is not reached costs a row and nothing
+/// else (it lets the gap close exactly), so the margin is generous: 0.1 per second, a
+/// stop within `0.1 h` of the coordinate acts.
+pub const STOP_MARGIN_SPEED: f64 = 0.1;
+
 /// The limit part: one row holding the joint coordinate `position` (whose rate is
-/// `jacobian . u`) inside `[lower, upper]`.
+/// `jacobian . u`) inside `stops = [lower, upper]`.
 ///
 /// The stop nearer to `position` is the one that can act. The row is active when the
-/// coordinate is at or past that stop, or, in a velocity pass, when the step's predicted
-/// motion would cross it (`gap < h * approach speed`); otherwise it is written inert
+/// coordinate is at or past that stop, or, in a velocity pass, when the step could reach
+/// it: `gap < h (approach + STOP_MARGIN_SPEED)`, the approach speed being the larger of the
+/// predicted motion's (`J u*`) and `drive`, the rate towards the stop that a motor on the
+/// same coordinate asks for (0 without one; `u*` does not include the motor's force, and a
+/// motor pushing a joint resting on its stop must not find the stop gone). Otherwise it is written inert
 /// (bounds `[0, 0]`, not stabilised), so a joint's rows keep their number and order. An
 /// active row before the stop (a positive gap) lets the coordinate close exactly the gap
 /// in this step (ERP 1, a speculative stop: no early stop, no overshoot); at or past it,
 /// `softness` corrects the violation. An approach faster than the bounce threshold asks
 /// for `restitution` times the approach speed away from the stop instead, when that is the
-/// stronger demand (ODE's rule). `lower == upper` locks the coordinate (a bilateral row).
+/// stronger demand (ODE's rule). Equal stops lock the coordinate (a bilateral row).
 pub fn limit_row(
     writer: &RowWriter,
     jacobian: JacobianRow,
     position: f64,
-    lower: f64,
-    upper: f64,
+    stops: [f64; 2],
     softness: Softness,
     bounce: Bounce,
+    drive: f64,
 ) -> Row {
+    let [lower, upper] = stops;
+    let row = stop_row(jacobian, position, lower, upper);
     if lower == upper {
-        return Row::equality(jacobian, position - lower).softness(softness);
+        return row.softness(softness);
     }
     // sign = +1 at the lower stop (C = x - lower >= 0), -1 at the upper (C = x - upper <= 0).
-    let at_lower = position - lower <= upper - position;
-    let (sign, stop) = if at_lower {
-        (1.0, lower)
-    } else {
-        (-1.0, upper)
-    };
-    let error = position - stop;
+    let sign = if row.lo == 0.0 { 1.0 } else { -1.0 };
+    let (error, lo, hi) = (row.error, row.lo, row.hi);
     let gap = sign * error;
-    let (lo, hi) = if at_lower {
-        (0.0, f64::INFINITY)
-    } else {
-        (f64::NEG_INFINITY, 0.0)
-    };
     let motion = writer.motion();
     let approach = motion.map_or(0.0, |m| -sign * m.rate(&jacobian));
+    let pushed = approach.max(-sign * drive).max(0.0);
     let reached = match motion {
-        Some(m) => gap <= 0.0 || gap < m.h * approach,
+        Some(m) => gap <= 0.0 || gap < m.h * (pushed + STOP_MARGIN_SPEED),
         None => gap <= 0.0,
     };
     if !reached {
@@ -278,6 +284,22 @@ pub fn limit_row(
         row = row.softness(Softness { erp, ..softness });
     }
     row
+}
+
+/// The row of the stop nearer to `position` in `[lower, upper]`, acting: `C = x - lower` with
+/// the force in `[0, inf)`, or `C = x - upper` with the force in `(-inf, 0]` (a bilateral
+/// row if the stops coincide). [`limit_row`] starts from it; a joint whose stop is its only
+/// link between the bodies (a rope) writes it as is in the position pass, so that the
+/// pass's islands do not depend on whether the stop is reached.
+pub fn stop_row(jacobian: JacobianRow, position: f64, lower: f64, upper: f64) -> Row {
+    if lower == upper {
+        return Row::equality(jacobian, position - lower);
+    }
+    if position - lower <= upper - position {
+        Row::equality(jacobian, position - lower).bounded(0.0, f64::INFINITY)
+    } else {
+        Row::equality(jacobian, position - upper).bounded(f64::NEG_INFINITY, 0.0)
+    }
 }
 
 /// The motor part: one row driving the rate `jacobian . u` to `target_velocity` (m/s or

@@ -116,22 +116,41 @@ pub struct JointMotor {
     /// finite and `>= 0`. Zero switches the motor off; a zero target with a small force is
     /// joint friction.
     pub max_force: f64,
+    /// Velocity compliance of the motor row, (m/s)/N or (rad/s)/(N m), finite and `>= 0`;
+    /// default 0. The motor runs `cfm * force` slower than its target under load: 0 holds
+    /// the target whatever the load up to `max_force` (unlike ODE, whose motors take the
+    /// joint's CFM: with the world's `1e-5` a 10 kN m load would stall a 0.1 rad/s motor);
+    /// raise it for a motor that gives under load.
+    pub cfm: f64,
 }
 
 impl JointMotor {
-    /// A motor towards `target_velocity` with at most `max_force`.
+    /// A rigid motor towards `target_velocity` with at most `max_force`.
     pub fn new(target_velocity: f64, max_force: f64) -> Result<Self, JointError> {
         let motor = Self {
             target_velocity,
             max_force,
+            cfm: 0.0,
         };
         motor.validate()?;
         Ok(motor)
     }
 
+    /// The same motor yielding `cfm` (velocity per force) under load.
+    pub fn with_cfm(mut self, cfm: f64) -> Result<Self, JointError> {
+        self.cfm = cfm;
+        self.validate()?;
+        Ok(self)
+    }
+
     /// Checks the documented ranges.
     pub fn validate(&self) -> Result<(), JointError> {
-        if self.target_velocity.is_finite() && self.max_force.is_finite() && self.max_force >= 0.0 {
+        let cfm_ok = self.cfm.is_finite() && self.cfm >= 0.0;
+        if self.target_velocity.is_finite()
+            && self.max_force.is_finite()
+            && self.max_force >= 0.0
+            && cfm_ok
+        {
             Ok(())
         } else {
             Err(JointError::InvalidMotor {
@@ -171,7 +190,12 @@ impl AxisControl {
     /// Writes this axis's motor row then its limit row (see the module notes).
     pub(crate) fn write_rows(&self, writer: &mut RowWriter, axis: &JointAxis) {
         if let Some(motor) = &self.motor {
-            let row = parts::motor_row(axis.jacobian, motor.target_velocity, motor.max_force);
+            let softness = Softness {
+                cfm: motor.cfm,
+                ..writer.softness()
+            };
+            let row = parts::motor_row(axis.jacobian, motor.target_velocity, motor.max_force)
+                .softness(softness);
             writer.push(row);
         }
         if let Some(limit) = &self.limit {
@@ -185,14 +209,15 @@ impl AxisControl {
                 threshold: limit.bounce_threshold,
             };
             let softness = limit.softness.unwrap_or(writer.softness());
+            let drive = self.motor.map_or(0.0, |m| m.target_velocity);
             let row = parts::limit_row(
                 writer,
                 axis.jacobian,
                 position,
-                limit.lower,
-                limit.upper,
+                [limit.lower, limit.upper],
                 softness,
                 bounce,
+                drive,
             );
             writer.push(row);
         }
@@ -251,5 +276,6 @@ mod tests {
             Err(JointError::InvalidMotor { .. })
         ));
         assert!(JointMotor::new(f64::INFINITY, 2.0).is_err());
+        assert!(JointMotor::new(1.0, 2.0).unwrap().with_cfm(-1e-5).is_err());
     }
 }

@@ -50,6 +50,10 @@ use crate::world::settings::CurvatureCorrection;
 use crate::world::{BodyHandle, JointHandle};
 use std::ops::Range;
 
+/// How many times its curvature term a row's start rate `J u` may be for the velocity to
+/// count as produced by a step with this row (see [`add_curvature_targets`]).
+const CONSISTENT_RATE: f64 = 4.0;
+
 /// Buffers of the curvature pass, reused between steps.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CurvatureScratch {
@@ -115,15 +119,9 @@ pub(crate) fn add_curvature_targets(
         &mut scratch.rows,
         |slot, range| ranges.push((slot, range)),
     );
-    // Both passes visit the enabled joints in the same order. A joint in its first step
-    // (new, re-enabled, or with new rows) is skipped: the velocities were not made by a step
-    // with it and may violate it, and the quadratic term of a velocity the solve is about to
-    // remove is meaningless (a hinge started with a 1 rad/s wobble kept 0.06 rad/s of it).
+    // Both passes visit the enabled joints in the same order.
     for ((slot, now), (slot_ahead, ahead)) in joint_rows.iter().zip(&scratch.ranges) {
-        let settled = joints
-            .slot(*slot)
-            .is_some_and(|joint| joint.last_lambda.len() == now.len());
-        if slot != slot_ahead || now.len() != ahead.len() || !settled {
+        if slot != slot_ahead || now.len() != ahead.len() {
             continue;
         }
         for (i, j) in now.clone().zip(ahead.clone()) {
@@ -137,8 +135,14 @@ pub(crate) fn add_curvature_targets(
             );
             let rate = raw.jacobian[i].velocity(va, wa, vb, wb);
             let kappa = (scratch.rows.error[j] - raw.error[i]) / h - rate;
+            // A velocity the joint's last step produced moves along the constraint up to
+            // the chord: |J u| ~ |kappa| (2 |kappa| after a step without the term). A much
+            // larger rate means the velocity violates the row (a new joint, a kick, a stop
+            // being hit): the solve is about to remove it, and its quadratic term means
+            // nothing (a hinge started with a 1 rad/s wobble kept 0.06 rad/s of it).
+            let consistent = rate.abs() <= CONSISTENT_RATE * kappa.abs();
             let fade = settings.fade(h * wa.length().max(wb.length()));
-            if kappa.is_finite() {
+            if consistent && kappa.is_finite() {
                 raw.target_velocity[i] -= fade * kappa;
             }
         }

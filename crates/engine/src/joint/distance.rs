@@ -92,12 +92,22 @@ impl DistanceJoint {
 
 impl JointRows for DistanceJoint {
     fn write_rows(&self, writer: &mut RowWriter) {
-        if self.control.limit.is_none() {
-            if let Some(axis) = self.axis(0, writer.pose_a(), writer.pose_b()) {
+        let Some(axis) = self.axis(0, writer.pose_a(), writer.pose_b()) else {
+            return;
+        };
+        match &self.control.limit {
+            None => {
                 writer.push(Row::equality(axis.jacobian, axis.position - self.distance));
             }
+            // The stop is the only row between the bodies: in the position pass it is always
+            // written (its violation is measured one-sided), so that pass's islands do not
+            // change with the rope going slack or taut between its Newton iterations.
+            Some(limit) if writer.is_positional() => {
+                let row = parts::stop_row(axis.jacobian, axis.position, limit.lower, limit.upper);
+                writer.push(row);
+            }
+            Some(_) => crate::joint::write_axis_rows(self, writer),
         }
-        crate::joint::write_axis_rows(self, writer);
     }
 
     fn row_count(&self) -> usize {

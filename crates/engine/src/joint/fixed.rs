@@ -43,6 +43,19 @@ impl FixedJoint {
     }
 }
 
+impl FixedJoint {
+    /// Welds A to B where they are now, at the world point `anchor` (where the feedback's
+    /// anchor torque is taken, and a breaking torque measured: a cantilever's wall).
+    pub fn at_world_point(anchor: Vec3, pose_a: &Pose, pose_b: &Pose) -> Result<Self, WorldError> {
+        check_finite(&[anchor], "anchor")?;
+        Ok(Self {
+            local_anchor_a: pose_a.inverse_transform_point(anchor),
+            local_anchor_b: pose_b.inverse_transform_point(anchor),
+            ..Self::at_current_poses(pose_a, pose_b)
+        })
+    }
+}
+
 impl JointRows for FixedJoint {
     fn write_rows(&self, writer: &mut RowWriter) {
         let anchor_a = writer.pose_a().transform_point(self.local_anchor_a);
