@@ -4,6 +4,8 @@
 //!   (to post-stabilisation's tolerance) while sliding along the axis exactly as a free body
 //!   under the along-axis force would (symplectic Euler's `x_n = h^2 a n (n + 1) / 2`).
 //! - A vertical slider falling onto its lower stop rests on it, the stop carrying the weight.
+//! - A slider motor lifts a block at its target speed holding exactly the weight, or, too
+//!   weak, is overpowered at full force and sinks with `(m g - f_max) / m`.
 //! - Two bodies welded by a fixed joint and thrown spinning move as one rigid body: the
 //!   same centre-of-mass motion (exactly: the weld's forces are internal) and the same
 //!   rotation as a single body with the combined mass properties, to a discretisation
@@ -198,5 +200,47 @@ fn two_welded_bodies_move_as_one_rigid_body() {
         eprintln!("{name}: angular velocity differs by {coarse:.2e} rad/s at h = 1/60, {fine:.2e} at 1/600");
         assert!(coarse < 0.03, "{name}: {coarse}");
         assert!(fine < 0.1 * coarse * 1.5 && fine < 3e-3, "{name}: {fine}");
+    }
+}
+
+#[test]
+fn a_slider_motor_lifts_at_its_target_speed_or_is_overpowered_by_gravity() {
+    // A 2 kg block on a vertical slider, driven up at 0.5 m/s. With 50 N it reaches the
+    // speed within two steps and then holds it with exactly the weight, 19.62 N; with
+    // 10 N it is overpowered and sinks at (m g - f) / m = 4.81 m/s^2, the motor at its limit.
+    for (name, solver) in solvers() {
+        for (max_force, strong) in [(50.0, true), (10.0, false)] {
+            let mut world = World::new();
+            world.set_solver(solver.clone()).unwrap();
+            let body = block(&mut world, Vec3::new(0.0, 0.0, 1.0));
+            let pose = world.pose(Some(body)).unwrap();
+            let slider = SliderJoint::along_world_axis(Vec3::Z, &pose, &Pose::IDENTITY)
+                .unwrap()
+                .with_control(AxisControl {
+                    limit: None,
+                    motor: Some(stiction::JointMotor::new(0.5, max_force).unwrap()),
+                });
+            let joint = world
+                .add_joint(JointBuilder::new(body, None, slider))
+                .unwrap();
+            for n in 1..=60 {
+                world.step(H).unwrap();
+                let state = world.joint_axis_state(joint, 0).unwrap();
+                let force = world.joint(joint).unwrap().feedback().motor[0];
+                assert!(force.abs() <= max_force * (1.0 + 1e-12), "{name}: {force}");
+                if strong && n > 2 {
+                    assert!((state.velocity - 0.5).abs() < 1e-9, "{name}: {state:?}");
+                    assert!((force - 2.0 * G).abs() < 1e-6, "{name}: {force}");
+                }
+                if !strong {
+                    let v = -(2.0 * G - max_force) / 2.0 * n as f64 * H;
+                    assert!(
+                        (state.velocity - v).abs() < 1e-9,
+                        "{name}: {state:?} vs {v}"
+                    );
+                    assert!((force - max_force).abs() < 1e-9, "{name}: {force}");
+                }
+            }
+        }
     }
 }
