@@ -68,6 +68,11 @@ fn pyramid_iterative(rows: usize) {
     let mut scene = pyramid(rows, scene_settings(Solver::iterative())).unwrap();
     let (moved, _, _, ms) = run(&mut scene, 600);
     println!("S1 iterative, {rows} rows: top moved {moved:.3e} m, {ms:.3} ms/step");
+    println!(
+        "  last step: {:?} {:?}",
+        scene.world.step_stats().times,
+        scene.world.step_stats().post_stabilization
+    );
     assert!(moved < 0.05, "top box moved {moved} m");
 }
 
@@ -178,4 +183,17 @@ fn scene_sizes_follow_shared_scenes() {
         .position();
     assert_eq!(top, Vec3::new(0.0, 0.0, 19.5));
     assert_eq!(sphere_pile_half_width(10), 7.0);
+}
+
+#[test]
+fn a_small_stack_stands_on_the_polygonal_cone() {
+    // Lemke on seed 004's formulation for a whole island (3 boxes, 12 points, 8 edges
+    // each: 120 rows and 12 slacks).
+    let mut settings = scene_settings(Solver::exact());
+    settings.contacts.friction_model = stiction::FrictionModel::PolygonalCone { edges: 8 };
+    let mut scene = stack(3, settings).unwrap();
+    let (moved, fallbacks, unsolved, ms) = run(&mut scene, 120);
+    println!("3-box stack, 8-edge cone: top moved {moved:.3e} m, {ms:.3} ms/step");
+    assert_eq!((fallbacks, unsolved), (0, 0));
+    assert!(moved < 1e-3, "top box moved {moved} m");
 }

@@ -15,6 +15,12 @@ const SAME_BASIS: f64 = 1.0 - 1e-9;
 /// CFM of a bouncing row relative to the contact's (kept above zero so that redundant
 /// bouncing points, four corners of a falling box, stay solvable).
 const IMPACT_CFM_SCALE: f64 = 1e-3;
+/// Penetration, m, that post-stabilisation leaves in place. Under load a contact yields
+/// by `cfm * lambda * h` per step (2e-5 m for the bottom of S2); without a slop every step
+/// of a resting pile would need projection passes to undo that. 0.1 mm is far below what
+/// anyone sees and below every scene's tolerance; it also made S4 under the iterative
+/// stepper drift half as much (2.2 mm against 4.1 mm in 3000 steps) and S2 20 % cheaper.
+const PROJECTION_SLOP: f64 = 1e-4;
 /// A pair whose normal has at least this component along "up" carries weight.
 const BEARING: f64 = 0.3;
 
@@ -175,6 +181,11 @@ pub(crate) fn write_rows(
         let mut writer = storage.writer([a, b], [pose_a, pose_b], softness, positional);
         let mut row =
             linear_row(&writer, -normal, anchors[0], anchors[1]).bounded(0.0, f64::INFINITY);
+        if positional {
+            // Leave PROJECTION_SLOP of penetration to the projection: resting contacts
+            // then need no pass every step to undo the CFM's yield.
+            row.error += PROJECTION_SLOP;
+        }
         let (erp, cfm) = match point.bounce {
             Some(speed) if !positional => {
                 // Newton's law alone: no position correction on top of the bounce, and an
