@@ -114,7 +114,10 @@ impl PostStabilizer {
         self.stalled.clear();
         self.stalled.resize(self.islands.len(), false);
         for _ in 0..settings.max_passes {
+            // A pass's re-measure can change the island structure (a rope going slack or
+            // taut, a contact appearing): every per-island array follows the current count.
             let islands = self.islands.len();
+            self.stalled.resize(islands, false);
             self.searching.clear();
             self.searching.resize(islands, false);
             self.fraction.clear();
@@ -140,6 +143,10 @@ impl PostStabilizer {
                     }
                 }
                 self.measure(joints, contacts, hot, softness)?;
+                if self.islands.len() != islands {
+                    // The islands changed under the line search: start a fresh pass.
+                    break;
+                }
                 let mut still = false;
                 for k in 0..islands {
                     if !self.searching[k] {
