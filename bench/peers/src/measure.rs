@@ -35,6 +35,9 @@ pub struct Timing {
     /// Median over the first [`EARLY_STEPS`] steps (or all, if fewer ran), ms: the one
     /// figure every run of a scene has in common, whether or not it went on (or fell apart).
     pub early_median_ms: f64,
+    /// CPU time of the running thread per step, mean over the steps taken, ms (NaN if the
+    /// clock is unavailable): a check on the wall-time figures when the machine is shared.
+    pub cpu_mean_ms: f64,
     /// Why the run stopped early, if it did.
     pub stopped: Option<String>,
 }
@@ -54,6 +57,7 @@ where
     F: FnMut(usize) -> Result<Option<String>, String>,
 {
     let mut times = Vec::with_capacity(planned);
+    let cpu_start = thread_cpu_ns();
     let start = Instant::now();
     let mut stopped = None;
     for k in 0..planned {
@@ -90,14 +94,27 @@ where
             }
         }
     }
+    let cpu_ns = match (cpu_start, thread_cpu_ns()) {
+        (Some(a), Some(b)) if !times.is_empty() => (b - a) as f64,
+        _ => f64::NAN,
+    };
+    let cpu_mean_ms = cpu_ns / 1e6 / times.len() as f64;
     let mut early: Vec<f64> = times.iter().take(EARLY_STEPS).copied().collect();
     Timing {
+        cpu_mean_ms,
         planned,
         done: times.len(),
         early_median_ms: median(&mut early),
         median_ms: median(&mut times),
         stopped,
     }
+}
+
+/// CPU time of this thread, ns (through the C shim's `clock_gettime`).
+fn thread_cpu_ns() -> Option<i64> {
+    // SAFETY: a plain clock read.
+    let ns = unsafe { crate::ode::ffi::peers_thread_cpu_ns() };
+    (ns >= 0).then_some(ns)
 }
 
 /// Median of `values` (NaN for none); reorders them.

@@ -63,12 +63,13 @@ fn ms(v: f64) -> String {
 
 /// The markdown table: per scene and engine, the median ms/step, its ratio to Stiction's
 /// time of the same kind (exact with exact; iterative and Rapier with iterative; S5 with
-/// Stiction's default mode), the median of the first 60 steps, the steps run, the quality
+/// Stiction's default mode), the median of the first 60 steps, the mean CPU time per step,
+/// the steps run, the quality
 /// figures and notes. The reference rows are looked up in `references`.
 pub fn markdown(results: &[RunResult], references: &[RunResult]) -> String {
     let mut out = String::from(
-        "| scene | engine | ms/step (median) | time / Stiction's | ms/step, first 60 steps | steps | quality at the last step | notes |\n\
-         | --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
+        "| scene | engine | ms/step (median) | time / Stiction's | ms/step, first 60 steps | CPU ms/step (mean) | steps | quality at the last step | notes |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n",
     );
     for r in results {
         // The same kind of step; for S5 (no rows, both steppers alike) the first row of ours.
@@ -82,6 +83,7 @@ pub fn markdown(results: &[RunResult], references: &[RunResult]) -> String {
             .timing
             .as_ref()
             .map_or("-".into(), |t| ms(t.early_median_ms));
+        let cpu = r.timing.as_ref().map_or("-".into(), |t| ms(t.cpu_mean_ms));
         let (time, ratio, steps) = match &r.timing {
             Some(t) => {
                 let ratio = match reference {
@@ -109,12 +111,13 @@ pub fn markdown(results: &[RunResult], references: &[RunResult]) -> String {
             notes.insert(0, reason);
         }
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.scene.label(),
             r.engine,
             time,
             ratio,
             early,
+            cpu,
             steps,
             quality,
             notes.join("; ").replace('|', "/")

@@ -116,6 +116,8 @@ extern "C" {
     pub fn dInitODE2(flags: c_uint) -> c_int;
     pub fn dAllocateODEDataForThread(flags: c_uint) -> c_int;
 
+    pub fn dRandSetSeed(seed: std::os::raw::c_ulong);
+
     pub fn dWorldCreate() -> dWorldID;
     pub fn dWorldDestroy(world: dWorldID);
     pub fn dWorldSetGravity(world: dWorldID, x: dReal, y: dReal, z: dReal);
@@ -188,4 +190,5 @@ extern "C" {
     pub fn peers_ode_pad(n: c_uint) -> c_uint;
     pub fn peers_ode_count_messages();
     pub fn peers_ode_lcp_message_count() -> c_long;
+    pub fn peers_thread_cpu_ns() -> std::os::raw::c_longlong;
 }

@@ -72,6 +72,9 @@ impl OdeWorld {
         init_ode();
         // SAFETY: plain ODE object creation after initialisation.
         unsafe {
+            // dWorldQuickStep shuffles its rows with ODE's global random generator: the same
+            // seed for every world makes each run reproducible whatever ran before it.
+            dRandSetSeed(0);
             let world = dWorldCreate();
             dWorldSetGravity(world, 0.0, 0.0, gravity_z);
             dWorldSetERP(world, ERP);
