@@ -16,11 +16,11 @@
 //! cargo test --release -p stiction --test contact_scenes -- --ignored --nocapture
 //! ```
 //!
-//! Measured at full size (release build, 2-core machine, see BENCHMARKS.md): S4 exact,
-//! 3000 steps: no fallback, no unsolved island, top box moved 3.3 mm (2.7 ms/step); S4
-//! iterative: 4.1 mm (1.4 ms/step); S1 (N = 20), 600 steps: 1.2 mm (19 ms/step); S2
-//! (1000 spheres), 600 steps: deepest penetration 3.1e-7 m, lowest centre 0.5000 m, widest
-//! 6.5 m of 7 (26 ms/step). The short versions take about 3 s together in a test build.
+//! Measured at full size (release build, shared 2-core machine, see BENCHMARKS.md): S4
+//! exact, 3000 steps: no fallback, no unsolved island, top box moved 2.1 mm (2.3 ms/step);
+//! S4 iterative: 2.3 mm (1.1 ms/step); S1 (N = 20), 600 steps: 2.2 mm (18 ms/step); S2
+//! (1000 spheres), 600 steps: deepest penetration 0.11 mm, lowest centre 0.4999 m, widest
+//! 6.5001 m of 7 (22 ms/step). The short versions take about 3 s together in a test build.
 
 use stiction::math::Vec3;
 use stiction::scenes::{

@@ -19,7 +19,7 @@ const IMPACT_CFM_SCALE: f64 = 1e-3;
 /// by `cfm * lambda * h` per step (2e-5 m for the bottom of S2); without a slop every step
 /// of a resting pile would need projection passes to undo that. 0.1 mm is far below what
 /// anyone sees and below every scene's tolerance; it also made S4 under the iterative
-/// stepper drift half as much (2.2 mm against 4.1 mm in 3000 steps) and S2 20 % cheaper.
+/// stepper drift half as much (2.3 mm against 4.1 mm in 3000 steps).
 const PROJECTION_SLOP: f64 = 1e-4;
 /// A pair whose normal has at least this component along "up" carries weight.
 const BEARING: f64 = 0.3;

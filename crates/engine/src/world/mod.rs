@@ -361,8 +361,9 @@ impl World {
         self.hook = HookSlot(None);
     }
 
-    /// The contact points of the last step with their forces, in a fixed order (collider
-    /// pairs by slot). Sleeping bodies have none.
+    /// The contact points of the last step with their forces, from the highest collider
+    /// pair to the lowest along gravity (the order the solver visits them; pairs at one
+    /// height by collider slots). Sleeping bodies have none.
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts
     }
