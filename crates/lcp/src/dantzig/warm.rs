@@ -221,7 +221,7 @@ impl DantzigSolver {
                 return false;
             }
             match self.set[k] {
-                Set::Clamped => x >= lo - tol_x && x <= hi + tol_x,
+                Set::Clamped => x >= lo - tol_x && x <= hi + tol_x && w.abs() <= tol_w,
                 Set::Lower => (x - lo).abs() <= tol_x && (w >= -tol_w || lo == hi),
                 Set::Upper => (x - hi).abs() <= tol_x && (w <= tol_w || lo == hi),
                 // Pinned at zero: valid while the true bounds pin it there too.
