@@ -33,8 +33,18 @@ use crate::world::JointHandle;
 use skyline::Skyline;
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 
-/// Sweeps of projected Gauss-Seidel for islands the direct method cannot take.
+/// Sweeps of projected Gauss-Seidel for islands the direct method cannot take: the most a
+/// pass spends, reached only if [`SWEEP_TOLERANCE`] is not met first.
 const ONE_SIDED_SWEEPS: usize = 50;
+/// A pass's Gauss-Seidel sweeps stop once the largest change of any row's `mu` in one sweep
+/// is at most this fraction of the largest `|mu|` (dimensionless). `mu` solves
+/// `(J M^-1 J^T) mu = -C`, so it scales with the errors being corrected, and the
+/// displacement `d = M^-1 J^T mu` is linear in it: the sweeps stop when one more would move
+/// the correction by about this fraction of its size. What is left (roughly that fraction
+/// of `|C|` while the sweeps converge well) is taken by the next pass, a fresh Newton step
+/// from the new poses, if it still exceeds [`PostStabilization::tolerance`]. 1e-3 was too
+/// loose: S2's deepest penetration grew sixteenfold (BENCHMARKS.md).
+const SWEEP_TOLERANCE: f64 = 1e-5;
 /// Relative regularisation of `J M^-1 J^T`'s diagonal: keeps redundant rows (closed loops)
 /// solvable while changing a well-posed correction by about this fraction.
 const REGULARIZATION: f64 = 1e-10;
@@ -388,7 +398,7 @@ impl PostStabilizer {
         self.mu.resize(range.len(), 0.0);
         let options = PgsOptions {
             max_iterations: sweeps,
-            tolerance: 0.0,
+            tolerance: SWEEP_TOLERANCE,
             ..PgsOptions::default()
         };
         let mut op = SparseOperator::new(

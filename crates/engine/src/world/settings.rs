@@ -404,10 +404,12 @@ impl PostStabilization {
 pub enum PostStabilizationMethod {
     /// Exact: a sparse (envelope) `L D L^T` of `J M^-1 J^T`, linear in the rows for chains
     /// and trees listed root to leaf. Islands with one-sided rows (limits, contacts) use
-    /// projected Gauss-Seidel with 50 sweeps instead.
+    /// projected Gauss-Seidel with at most 50 sweeps instead (stopped early once a sweep
+    /// changes the correction by at most 1e-5 of its size).
     Direct,
-    /// Projected Gauss-Seidel with this many sweeps per pass (Box2D's position iterations):
-    /// cheap per sweep, slow to converge on long chains.
+    /// Projected Gauss-Seidel with up to this many sweeps per pass (Box2D's position
+    /// iterations), stopped early like [`Self::Direct`]'s: cheap per sweep, slow to converge
+    /// on long chains.
     GaussSeidel {
         /// Sweeps per pass, `>= 1`.
         sweeps: usize,
