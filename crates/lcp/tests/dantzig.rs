@@ -3,6 +3,9 @@
 //! ODE's pivoting fail. Every solve must report `Solved` with a relative residual below
 //! `1e-9`, and where a closed-form answer exists, match it.
 
+mod common;
+
+use common::{assert_close, hand_cases};
 use stiction_lcp::dantzig::{solve_dantzig, DantzigOptions, DantzigSolver};
 use stiction_lcp::generate::{box_stack_problem, random_contact_problem, ContactProblemSpec};
 use stiction_lcp::pgs::PgsOptions;
@@ -13,6 +16,16 @@ fn solve(p: &BoxedLcp) -> stiction_lcp::SolveReport {
     assert_eq!(r.status, Status::Solved, "residual {:?}", r.residual);
     assert!(r.residual.max() < 1e-9, "residual {:?}", r.residual);
     r
+}
+
+#[test]
+fn hand_solved_problems_shared_with_the_other_solvers() {
+    for case in hand_cases() {
+        let r = solve(&case.problem);
+        assert_close(&r.x, &case.x, 1e-12);
+        assert_close(&r.w, &case.w, 1e-12);
+        eprintln!("case passed: {}", case.name);
+    }
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {

@@ -12,6 +12,9 @@
 use proptest::prelude::*;
 use stiction_lcp::pgd::{solve_pgd, PgdOptions, SYMMETRY_TOLERANCE};
 use stiction_lcp::pgs::{solve_pgs, PgsOptions};
+mod common;
+
+use common::{assert_close, hand_cases, matrix};
 use stiction_lcp::{BoxedLcp, DenseMatrix, LcpError, Status};
 
 /// SplitMix64: a tiny deterministic generator, enough for test problems.
@@ -43,25 +46,11 @@ fn random_spd(rng: &mut Rng, n: usize, shift: f64) -> DenseMatrix {
     a
 }
 
-fn matrix(rows: &[&[f64]]) -> DenseMatrix {
-    DenseMatrix::from_rows(rows).unwrap()
-}
-
 fn tight() -> PgdOptions {
     PgdOptions {
         max_iterations: 50_000,
         tolerance: 1e-12,
         ..PgdOptions::default()
-    }
-}
-
-fn assert_close(found: &[f64], expected: &[f64], tol: f64) {
-    assert_eq!(found.len(), expected.len());
-    for (i, (f, e)) in found.iter().zip(expected).enumerate() {
-        assert!(
-            (f - e).abs() <= tol,
-            "entry {i}: found {f}, expected {e} (all: {found:?} vs {expected:?})"
-        );
     }
 }
 
@@ -73,59 +62,11 @@ fn check_pgd(p: &BoxedLcp, x: &[f64], w: &[f64]) {
     assert!(report.residual.max() <= 1e-12, "{:?}", report.residual);
 }
 
-// A = [[2, 1], [1, 2]] unless stated; bounds [0, inf) unless stated.
-
 #[test]
-fn interior_solution_solves_the_linear_system() {
-    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
-    check_pgd(&p, &[1.0, 1.0], &[0.0, 0.0]);
-}
-
-#[test]
-fn row_pushed_below_its_lower_bound_stays_at_it() {
-    // x2 = 0, x1 = 3/2, w2 = 1.5 + 3 = 4.5 >= 0.
-    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, -3.0]);
-    check_pgd(&p, &[1.5, 0.0], &[0.0, 4.5]);
-}
-
-#[test]
-fn row_pushed_above_its_upper_bound_stays_at_it() {
-    // hi1 = 0.5: x1 = 0.5, x2 = 1.25, w1 = 1 + 1.25 - 3 = -0.75 <= 0.
-    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
-    p.hi[0] = 0.5;
-    check_pgd(&p, &[0.5, 1.25], &[-0.75, 0.0]);
-}
-
-#[test]
-fn unbounded_row_goes_negative() {
-    // nub = 1: x1 = -1.5, x2 = 0, w2 = 1.5.
-    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![-3.0, -3.0]);
-    p.nub = 1;
-    p.lo[0] = f64::NEG_INFINITY;
-    check_pgd(&p, &[-1.5, 0.0], &[0.0, 1.5]);
-}
-
-#[test]
-fn row_fixed_at_zero_carries_any_slack() {
-    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
-    p.hi[1] = 0.0;
-    check_pgd(&p, &[1.5, 0.0], &[0.0, -1.5]);
-}
-
-#[test]
-fn friction_at_and_within_its_limit() {
-    // Normal row 0, friction row 1 with mu = 0.5, A = [[2, 0.5], [0.5, 1]].
-    // b = (4, 3): demand beyond the limit, x = (16/9, 8/9), w_t = -11/9.
-    // b = (4, 1.5): within it, x = A^-1 b = (13/7, 4/7), w = 0.
-    let a = matrix(&[&[2.0, 0.5], &[0.5, 1.0]]);
-    for (b, x, w) in [
-        ([4.0, 3.0], [16.0 / 9.0, 8.0 / 9.0], [0.0, -11.0 / 9.0]),
-        ([4.0, 1.5], [13.0 / 7.0, 4.0 / 7.0], [0.0, 0.0]),
-    ] {
-        let mut p = BoxedLcp::new(a.clone(), b.to_vec());
-        p.findex[1] = Some(0);
-        p.hi[1] = 0.5;
-        check_pgd(&p, &x, &w);
+fn hand_solved_problems() {
+    for case in hand_cases() {
+        eprintln!("case: {}", case.name);
+        check_pgd(&case.problem, &case.x, &case.w);
     }
 }
 

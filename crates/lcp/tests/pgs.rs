@@ -14,6 +14,9 @@ use stiction_lcp::pgd::{solve_pgd, PgdOptions};
 use stiction_lcp::pgs::{
     pgs_sweeps, solve_pgs, DenseOperator, PgsOptions, PgsScratch, RowOperator,
 };
+mod common;
+
+use common::{assert_close, hand_cases, matrix};
 use stiction_lcp::{BoxedLcp, DenseMatrix, LcpError, Status};
 
 /// Brute-force solver for small boxed LCPs: every row is put at its lower bound, its upper
@@ -204,10 +207,6 @@ fn random_contact_problem(rng: &mut Rng, contacts: usize) -> BoxedLcp {
     p
 }
 
-fn matrix(rows: &[&[f64]]) -> DenseMatrix {
-    DenseMatrix::from_rows(rows).unwrap()
-}
-
 fn tight() -> PgsOptions {
     PgsOptions {
         max_iterations: 20_000,
@@ -224,16 +223,6 @@ fn tight_pgd() -> PgdOptions {
     }
 }
 
-fn assert_close(found: &[f64], expected: &[f64], tol: f64) {
-    assert_eq!(found.len(), expected.len());
-    for (i, (f, e)) in found.iter().zip(expected).enumerate() {
-        assert!(
-            (f - e).abs() <= tol,
-            "entry {i}: found {f}, expected {e} (all: {found:?} vs {expected:?})"
-        );
-    }
-}
-
 /// Solves with PGS and checks the analytic `x` and `w`.
 fn check_pgs(p: &BoxedLcp, x: &[f64], w: &[f64]) {
     let report = solve_pgs(p, None, &tight()).unwrap();
@@ -247,67 +236,12 @@ fn check_pgs(p: &BoxedLcp, x: &[f64], w: &[f64]) {
     assert_close(&all[0], x, 1e-12);
 }
 
-// A = [[2, 1], [1, 2]] throughout unless stated; all bounds [0, inf) unless stated.
-
 #[test]
-fn interior_solution_solves_the_linear_system() {
-    // b = (3, 3): A x = b gives x = (1, 1), both inside, w = 0.
-    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
-    check_pgs(&p, &[1.0, 1.0], &[0.0, 0.0]);
-}
-
-#[test]
-fn row_pushed_below_its_lower_bound_stays_at_it() {
-    // b = (3, -3): with x2 = 0, x1 = 3/2 and w2 = 1.5 + 3 = 4.5 >= 0.
-    let p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, -3.0]);
-    check_pgs(&p, &[1.5, 0.0], &[0.0, 4.5]);
-}
-
-#[test]
-fn row_pushed_above_its_upper_bound_stays_at_it() {
-    // hi1 = 0.5, b = (3, 3): x1 = 0.5, x2 = (3 - 0.5) / 2 = 1.25, w1 = 1 + 1.25 - 3 = -0.75.
-    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
-    p.hi[0] = 0.5;
-    check_pgs(&p, &[0.5, 1.25], &[-0.75, 0.0]);
-}
-
-#[test]
-fn unbounded_row_goes_negative() {
-    // nub = 1, b = (-3, -3): x2 = 0, x1 = -1.5 (free to be negative), w2 = -1.5 + 3 = 1.5.
-    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![-3.0, -3.0]);
-    p.nub = 1;
-    p.lo[0] = f64::NEG_INFINITY;
-    check_pgs(&p, &[-1.5, 0.0], &[0.0, 1.5]);
-}
-
-#[test]
-fn row_fixed_at_zero_carries_any_slack() {
-    // lo2 = hi2 = 0, b = (3, 3): x = (1.5, 0), w2 = 1.5 - 3 = -1.5 (allowed at lo = hi).
-    let mut p = BoxedLcp::new(matrix(&[&[2.0, 1.0], &[1.0, 2.0]]), vec![3.0, 3.0]);
-    p.hi[1] = 0.0;
-    check_pgs(&p, &[1.5, 0.0], &[0.0, -1.5]);
-}
-
-#[test]
-fn friction_demand_beyond_the_limit_ends_at_mu_times_normal() {
-    // One contact: normal row 0, friction row 1 with mu = 0.5.
-    // A = [[2, 0.5], [0.5, 1]], b = (4, 3). Unconstrained x_t would be ~2.4, far above
-    // mu x_n, so x_t = x_n / 2 and 2 x_n + 0.25 x_n = 4: x_n = 16/9, x_t = 8/9,
-    // w_t = 0.5 * 16/9 + 8/9 - 3 = -11/9 <= 0 (pushing against the upper bound).
-    let mut p = BoxedLcp::new(matrix(&[&[2.0, 0.5], &[0.5, 1.0]]), vec![4.0, 3.0]);
-    p.findex[1] = Some(0);
-    p.hi[1] = 0.5;
-    check_pgs(&p, &[16.0 / 9.0, 8.0 / 9.0], &[0.0, -11.0 / 9.0]);
-}
-
-#[test]
-fn friction_demand_within_the_limit_is_met_exactly() {
-    // Same contact with b = (4, 1.5): A x = b gives (det 1.75) x_n = 3.25 / 1.75 = 13/7,
-    // x_t = 1 / 1.75 = 4/7, inside the limit mu x_n = 13/14, so w = 0.
-    let mut p = BoxedLcp::new(matrix(&[&[2.0, 0.5], &[0.5, 1.0]]), vec![4.0, 1.5]);
-    p.findex[1] = Some(0);
-    p.hi[1] = 0.5;
-    check_pgs(&p, &[13.0 / 7.0, 4.0 / 7.0], &[0.0, 0.0]);
+fn hand_solved_problems() {
+    for case in hand_cases() {
+        eprintln!("case: {}", case.name);
+        check_pgs(&case.problem, &case.x, &case.w);
+    }
 }
 
 #[test]
