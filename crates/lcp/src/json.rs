@@ -49,7 +49,7 @@ use serde::Deserialize;
 
 use crate::error::LcpError;
 use crate::matrix::DenseMatrix;
-use crate::problem::{BoxedLcp, StandardLcp};
+use crate::problem::{check_len, BoxedLcp, StandardLcp};
 
 /// The fields of a problem file as written, before any rule but their JSON types is checked.
 ///
@@ -123,7 +123,7 @@ impl ProblemFile {
     pub fn into_boxed(self) -> Result<BoxedLcp, LcpError> {
         let a = square_matrix(&self.a)?;
         let n = a.rows();
-        check_len("b", self.b.len(), n)?;
+        check_len("b", n, self.b.len())?;
         // The first nub rows must be unbounded, so that is their default.
         let free_rows = self.nub.min(n);
         let lo = self
@@ -174,7 +174,7 @@ impl ProblemFile {
         // Checked before the bounds: on a friction row `hi` is a coefficient, so the
         // coupling is the real reason the file is not a standard LCP.
         if let Some(findex) = &self.findex {
-            check_len("findex", findex.len(), n)?;
+            check_len("findex", n, findex.len())?;
             if let Some(i) = findex.iter().position(|&j| j != -1) {
                 return Err(LcpError::NotStandard {
                     field: "findex",
@@ -186,11 +186,11 @@ impl ProblemFile {
             }
         }
         if let Some(lo) = &self.lo {
-            check_len("lo", lo.len(), n)?;
+            check_len("lo", n, lo.len())?;
             check_all_default("lo", lo, |v| v == 0.0, "0")?;
         }
         if let Some(hi) = &self.hi {
-            check_len("hi", hi.len(), n)?;
+            check_len("hi", n, hi.len())?;
             check_all_default("hi", hi, |v| v == f64::INFINITY, "+inf")?;
         }
         Ok(problem)
@@ -267,18 +267,6 @@ fn square_matrix(rows: &[Vec<f64>]) -> Result<DenseMatrix, LcpError> {
     Ok(a)
 }
 
-fn check_len(field: &'static str, found: usize, expected: usize) -> Result<(), LcpError> {
-    if found == expected {
-        Ok(())
-    } else {
-        Err(LcpError::LengthMismatch {
-            field,
-            expected,
-            found,
-        })
-    }
-}
-
 fn default_bounds(n: usize, free_rows: usize, free: f64, bounded: f64) -> Vec<f64> {
     (0..n)
         .map(|i| if i < free_rows { free } else { bounded })
@@ -312,7 +300,7 @@ fn check_all_default(
 
 /// The file's `findex` (`-1` for none) as the problem's `Option<usize>` per row.
 fn coupling(raw: &[i64], n: usize) -> Result<Vec<Option<usize>>, LcpError> {
-    check_len("findex", raw.len(), n)?;
+    check_len("findex", n, raw.len())?;
     raw.iter()
         .enumerate()
         .map(|(index, &target)| match target {

@@ -46,7 +46,7 @@ use crate::error::LcpError;
 use crate::lemke::{solve_lemke, LemkeOptions};
 use crate::lu::DenseLu;
 use crate::matrix::{dot, max_abs, DenseMatrix};
-use crate::problem::{check_finite, StandardLcp};
+use crate::problem::{check_finite, check_len, StandardLcp};
 use crate::report::{SolveReport, Status};
 use crate::residual::Residual;
 
@@ -342,18 +342,6 @@ pub fn solve_mlcp_with(
         regularised: reduced.regularised,
         residual,
     })
-}
-
-fn check_len(field: &'static str, expected: usize, found: usize) -> Result<(), LcpError> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(LcpError::LengthMismatch {
-            field,
-            expected,
-            found,
-        })
-    }
 }
 
 /// Solves `A x = b` for the free variables: exactly, or in the regularised least-squares

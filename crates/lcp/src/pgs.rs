@@ -18,7 +18,7 @@
 
 use crate::error::LcpError;
 use crate::matrix::{dot, max_abs, DenseMatrix};
-use crate::problem::{check_findex_target, check_finite, BoxedLcp};
+use crate::problem::{check_findex_target, check_finite, check_len, BoxedLcp};
 use crate::report::{SolveReport, Status};
 use crate::residual::{boxed_residual, Residual};
 
@@ -391,13 +391,7 @@ fn check_inputs(
         ("findex", findex.len()),
         ("warm_start", x.len()),
     ] {
-        if len != n {
-            return Err(LcpError::LengthMismatch {
-                field,
-                expected: n,
-                found: len,
-            });
-        }
+        check_len(field, n, len)?;
     }
     check_finite("warm_start", x)?;
     for (i, f) in findex.iter().enumerate() {

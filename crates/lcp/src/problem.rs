@@ -74,19 +74,9 @@ impl BoxedLcp {
                 found: n,
             });
         }
-        for (field, len) in [
-            ("lo", self.lo.len()),
-            ("hi", self.hi.len()),
-            ("findex", self.findex.len()),
-        ] {
-            if len != n {
-                return Err(LcpError::LengthMismatch {
-                    field,
-                    expected: n,
-                    found: len,
-                });
-            }
-        }
+        check_len("lo", n, self.lo.len())?;
+        check_len("hi", n, self.hi.len())?;
+        check_len("findex", n, self.findex.len())?;
         check_finite("a", self.a.as_slice())?;
         check_finite("b", &self.b)?;
         if self.nub > n {
@@ -245,6 +235,23 @@ pub(crate) fn check_findex_target(
         });
     }
     Ok(())
+}
+
+/// A length that must equal `expected`, as a typed error naming the field.
+pub(crate) fn check_len(
+    field: &'static str,
+    expected: usize,
+    found: usize,
+) -> Result<(), LcpError> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(LcpError::LengthMismatch {
+            field,
+            expected,
+            found,
+        })
+    }
 }
 
 pub(crate) fn check_finite(field: &'static str, v: &[f64]) -> Result<(), LcpError> {
