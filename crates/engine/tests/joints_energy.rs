@@ -16,8 +16,9 @@
 //! term); at h = 1/60 the term is mostly faded (the pendulums turn 0.2 to 0.3 rad per step)
 //! and they lose 35 % and 65 % (69 % and 75 % without).
 
-use std::f64::consts::PI;
-use stiction::math::{Quat, Vec3};
+mod common;
+
+use stiction::math::Vec3;
 use stiction::scenes::chain_100;
 use stiction::{
     CurvatureCorrection, MassProperties, PostStabilization, RigidBodyBuilder, Softness, Solver,
@@ -62,29 +63,7 @@ fn planar(world: &mut World) -> f64 {
 
 /// The same bars (thicker) on ball joints, thrown in 3D with spins about all axes.
 fn spatial(world: &mut World) -> f64 {
-    let mass = MassProperties::cuboid_with_mass(Vec3::new(0.3, 0.05, 0.05), 1.5).unwrap();
-    let upper = world.add_body(
-        RigidBodyBuilder::dynamic()
-            .mass_properties(mass)
-            .position(Vec3::new(0.3, 0.0, 0.0))
-            .linear_velocity(Vec3::new(0.0, 0.5, -1.0))
-            .angular_velocity(Vec3::new(0.2, 0.0, 1.0))
-            .build()
-            .unwrap(),
-    );
-    let lower = world.add_body(
-        RigidBodyBuilder::dynamic()
-            .mass_properties(mass)
-            .position(Vec3::new(0.6, 0.0, -0.3))
-            .orientation(Quat::from_rotation_y(PI / 2.0))
-            .angular_velocity(Vec3::new(0.0, 2.0, 0.0))
-            .build()
-            .unwrap(),
-    );
-    world.add_ball_joint(upper, None, Vec3::ZERO).unwrap();
-    world
-        .add_ball_joint(lower, Some(upper), Vec3::new(0.6, 0.0, 0.0))
-        .unwrap();
+    common::spatial_double_pendulum(world);
     -1.5 * G * 0.3 - 1.5 * G * 0.9
 }
 
