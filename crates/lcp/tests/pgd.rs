@@ -15,29 +15,12 @@ use stiction_lcp::pgs::{solve_pgs, PgsOptions};
 mod common;
 
 use common::{assert_close, hand_cases, matrix};
+use stiction_lcp::generate::SplitMix64 as Rng;
 use stiction_lcp::{BoxedLcp, DenseMatrix, LcpError, Status};
-
-/// SplitMix64: a tiny deterministic generator, enough for test problems.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// `B B^T + shift I` with `B` uniform in `[-1, 1]`.
 fn random_spd(rng: &mut Rng, n: usize, shift: f64) -> DenseMatrix {
-    let b = DenseMatrix::from_row_major(n, n, (0..n * n).map(|_| rng.uniform(-1.0, 1.0)).collect())
+    let b = DenseMatrix::from_row_major(n, n, (0..n * n).map(|_| rng.range(-1.0, 1.0)).collect())
         .unwrap();
     let mut a = b.mul_mat(&b.transpose());
     for i in 0..n {
@@ -105,13 +88,13 @@ fn underestimated_step_bound_is_corrected() {
 
 #[test]
 fn adaptive_restart_beats_plain_fista_on_an_ill_conditioned_problem() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let n = 30;
     let a = random_spd(&mut rng, n, 1e-3);
-    let b = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+    let b = (0..n).map(|_| rng.range(-1.0, 1.0)).collect();
     let mut p = BoxedLcp::new(a, b);
-    p.lo = (0..n).map(|_| rng.uniform(-1.0, 0.0)).collect();
-    p.hi = (0..n).map(|_| rng.uniform(0.0, 1.0)).collect();
+    p.lo = (0..n).map(|_| rng.range(-1.0, 0.0)).collect();
+    p.hi = (0..n).map(|_| rng.range(0.0, 1.0)).collect();
     let options = PgdOptions {
         tolerance: 1e-9,
         ..tight()
@@ -149,9 +132,9 @@ fn warm_start_at_the_solution_needs_no_step() {
 
 #[test]
 fn running_out_of_iterations_is_reported() {
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let a = random_spd(&mut rng, 20, 1e-3);
-    let p = BoxedLcp::new(a, (0..20).map(|_| rng.uniform(-1.0, 1.0)).collect());
+    let p = BoxedLcp::new(a, (0..20).map(|_| rng.range(-1.0, 1.0)).collect());
     let options = PgdOptions {
         max_iterations: 3,
         ..PgdOptions::default()
@@ -235,16 +218,16 @@ proptest! {
     /// meet at the unique solution.
     #[test]
     fn agrees_with_projected_gauss_seidel(seed in any::<u64>(), n in 8usize..=40) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let a = random_spd(&mut rng, n, 0.5);
-        let b = (0..n).map(|_| rng.uniform(-2.0, 2.0)).collect();
+        let b = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
         let mut p = BoxedLcp::new(a, b);
         for i in 0..n {
             match rng.next_u64() % 4 {
                 0 => {}
                 1 => {
-                    p.lo[i] = rng.uniform(-1.0, 0.0);
-                    p.hi[i] = rng.uniform(0.0, 1.0);
+                    p.lo[i] = rng.range(-1.0, 0.0);
+                    p.hi[i] = rng.range(0.0, 1.0);
                 }
                 2 => p.lo[i] = f64::NEG_INFINITY,
                 _ => p.hi[i] = 0.0,

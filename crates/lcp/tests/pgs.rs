@@ -17,6 +17,7 @@ use stiction_lcp::pgs::{
 mod common;
 
 use common::{assert_close, hand_cases, matrix};
+use stiction_lcp::generate::SplitMix64 as Rng;
 use stiction_lcp::{BoxedLcp, DenseMatrix, LcpError, Status};
 
 /// Brute-force solver for small boxed LCPs: every row is put at its lower bound, its upper
@@ -122,34 +123,12 @@ mod oracle {
     }
 }
 
-/// SplitMix64: a tiny deterministic generator, enough for test problems.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
-
 /// `A = B B^T + c I` with `B` uniform in `[-1, 1]` and `c` in `[0.3, 1]`.
 fn random_spd(rng: &mut Rng, n: usize) -> DenseMatrix {
-    let b = DenseMatrix::from_row_major(n, n, (0..n * n).map(|_| rng.uniform(-1.0, 1.0)).collect())
+    let b = DenseMatrix::from_row_major(n, n, (0..n * n).map(|_| rng.range(-1.0, 1.0)).collect())
         .unwrap();
     let mut a = b.mul_mat(&b.transpose());
-    let c = rng.uniform(0.3, 1.0);
+    let c = rng.range(0.3, 1.0);
     for i in 0..n {
         a[(i, i)] += c;
     }
@@ -160,18 +139,18 @@ fn random_spd(rng: &mut Rng, n: usize) -> DenseMatrix {
 /// unbounded (`nub`) rows, `[0, inf)`, finite boxes, one-sided bounds and `lo = hi = 0`.
 fn random_box_problem(rng: &mut Rng, n: usize) -> BoxedLcp {
     let a = random_spd(rng, n);
-    let b = (0..n).map(|_| rng.uniform(-2.0, 2.0)).collect();
+    let b = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
     let mut p = BoxedLcp::new(a, b);
-    p.nub = rng.below(2) as usize;
+    p.nub = rng.below(2);
     for i in 0..n {
         let (lo, hi) = if i < p.nub {
             (f64::NEG_INFINITY, f64::INFINITY)
         } else {
             match rng.below(5) {
                 0 => (0.0, f64::INFINITY),
-                1 => (rng.uniform(-1.0, 0.0), rng.uniform(0.0, 1.0)),
-                2 => (f64::NEG_INFINITY, rng.uniform(0.0, 1.0)),
-                3 => (rng.uniform(-1.0, 0.0), f64::INFINITY),
+                1 => (rng.range(-1.0, 0.0), rng.range(0.0, 1.0)),
+                2 => (f64::NEG_INFINITY, rng.range(0.0, 1.0)),
+                3 => (rng.range(-1.0, 0.0), f64::INFINITY),
                 _ => (0.0, 0.0),
             }
         };
@@ -189,15 +168,15 @@ fn random_contact_problem(rng: &mut Rng, contacts: usize) -> BoxedLcp {
     let b = (0..n)
         .map(|i| {
             if i % 3 == 0 {
-                rng.uniform(-0.5, 2.0)
+                rng.range(-0.5, 2.0)
             } else {
-                rng.uniform(-2.0, 2.0)
+                rng.range(-2.0, 2.0)
             }
         })
         .collect();
     let mut p = BoxedLcp::new(a, b);
     for c in 0..contacts {
-        let mu = rng.uniform(0.1, 0.8);
+        let mu = rng.range(0.1, 0.8);
         for t in [3 * c + 1, 3 * c + 2] {
             p.findex[t] = Some(3 * c);
             p.lo[t] = 0.0;
@@ -555,13 +534,13 @@ impl CachedJacobian {
         let j = DenseMatrix::from_row_major(
             rows,
             dofs,
-            (0..rows * dofs).map(|_| rng.uniform(-1.0, 1.0)).collect(),
+            (0..rows * dofs).map(|_| rng.range(-1.0, 1.0)).collect(),
         )
         .unwrap();
         Self {
             j,
-            inv_mass: (0..dofs).map(|_| rng.uniform(0.5, 2.0)).collect(),
-            cfm: (0..rows).map(|_| rng.uniform(0.01, 0.1)).collect(),
+            inv_mass: (0..dofs).map(|_| rng.range(0.5, 2.0)).collect(),
+            cfm: (0..rows).map(|_| rng.range(0.01, 0.1)).collect(),
             a: vec![0.0; dofs],
             knows_off_diagonal: true,
             begins: 0,
@@ -618,7 +597,7 @@ impl RowOperator for CachedJacobian {
 
 #[test]
 fn cached_sparse_operator_matches_the_dense_solve() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut op = CachedJacobian::random(&mut rng, 9, 12);
     let mut p = random_contact_problem(&mut rng, 3);
     p.a = op.dense();
@@ -711,7 +690,7 @@ fn sweeps_reject_malformed_slices_without_panicking() {
 
 #[test]
 fn reused_scratch_gives_identical_results() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let mut scratch = PgsScratch::new();
     for n in [6, 3, 6] {
         let p = random_box_problem(&mut rng, n);
@@ -765,7 +744,7 @@ proptest! {
 
     #[test]
     fn random_box_problems_match_the_oracle(seed in any::<u64>(), n in 1usize..=7) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let p = random_box_problem(&mut rng, n);
         let unique = oracle::solutions(&p);
         // Positive definite A: the box-constrained QP has exactly one minimiser.
@@ -775,7 +754,7 @@ proptest! {
 
     #[test]
     fn random_contact_problems_match_the_oracle(seed in any::<u64>(), contacts in 1usize..=2) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let p = random_contact_problem(&mut rng, contacts);
         agree_with_oracle(&p)?;
     }
