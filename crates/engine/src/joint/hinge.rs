@@ -22,7 +22,7 @@
 use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::WorldError;
 use crate::joint::axis::{AxisControl, JointAxis};
-use crate::joint::{check_finite, check_unit, unit_direction, JointRows};
+use crate::joint::{check_axis_frames, check_finite, unit_direction, AxisFrame, JointRows};
 use crate::math::Vec3;
 
 /// A hinge joint, described in each body's frame (anchors in m relative to the centre of
@@ -108,18 +108,20 @@ impl JointRows for HingeJoint {
 
     fn validate(&self) -> Result<(), WorldError> {
         check_finite(&[self.local_anchor_a, self.local_anchor_b], "anchor")?;
-        for (v, what) in [
-            (self.local_axis_a, "hinge axis"),
-            (self.local_axis_b, "hinge axis"),
-            (self.local_reference_a, "hinge reference vector"),
-            (self.local_reference_b, "hinge reference vector"),
-        ] {
-            check_unit(v, what)?;
-        }
-        crate::joint::check_perpendicular(
+        check_axis_frames(
             &[
-                (self.local_axis_a, self.local_reference_a),
-                (self.local_axis_b, self.local_reference_b),
+                AxisFrame {
+                    axis: self.local_axis_a,
+                    axis_name: "hinge axis",
+                    reference: self.local_reference_a,
+                    reference_name: "hinge reference vector",
+                },
+                AxisFrame {
+                    axis: self.local_axis_b,
+                    axis_name: "hinge axis",
+                    reference: self.local_reference_b,
+                    reference_name: "hinge reference vector",
+                },
             ],
             "hinge reference vector",
             "hinge axis",

@@ -34,7 +34,7 @@
 use crate::constraint::{parts, Pose, Row, RowWriter, Softness};
 use crate::error::{JointError, WorldError};
 use crate::joint::axis::{AxisControl, JointAxis};
-use crate::joint::{check_finite, check_perpendicular, check_unit, unit_direction, JointRows};
+use crate::joint::{check_axis_frames, check_finite, unit_direction, AxisFrame, JointRows};
 use crate::math::Vec3;
 
 /// A suspension spring: stiffness (N/m) and damping (N s/m), finite, `>= 0`, not both zero.
@@ -202,18 +202,20 @@ impl JointRows for Hinge2Joint {
 
     fn validate(&self) -> Result<(), WorldError> {
         check_finite(&[self.local_anchor_a, self.local_anchor_b], "anchor")?;
-        for (v, what) in [
-            (self.local_steering_axis_b, "steering axis"),
-            (self.local_wheel_axis_a, "wheel axis"),
-            (self.local_steering_reference_b, "steering reference vector"),
-            (self.local_wheel_reference_a, "wheel reference vector"),
-        ] {
-            check_unit(v, what)?;
-        }
-        check_perpendicular(
+        check_axis_frames(
             &[
-                (self.local_steering_axis_b, self.local_steering_reference_b),
-                (self.local_wheel_axis_a, self.local_wheel_reference_a),
+                AxisFrame {
+                    axis: self.local_steering_axis_b,
+                    axis_name: "steering axis",
+                    reference: self.local_steering_reference_b,
+                    reference_name: "steering reference vector",
+                },
+                AxisFrame {
+                    axis: self.local_wheel_axis_a,
+                    axis_name: "wheel axis",
+                    reference: self.local_wheel_reference_a,
+                    reference_name: "wheel reference vector",
+                },
             ],
             "hinge-2 reference vector",
             "its axis",

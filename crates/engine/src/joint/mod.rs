@@ -267,6 +267,31 @@ pub(crate) fn check_perpendicular(
     }
 }
 
+/// One (axis, reference) frame of a joint with the names errors use for its two vectors.
+pub(crate) struct AxisFrame {
+    pub axis: Vec3,
+    pub axis_name: &'static str,
+    pub reference: Vec3,
+    pub reference_name: &'static str,
+}
+
+/// Refuses axis frames whose axes or references are not unit vectors (axes checked first),
+/// or whose reference is not perpendicular to its axis (`what` and `other` name the pair).
+pub(crate) fn check_axis_frames(
+    frames: &[AxisFrame; 2],
+    what: &'static str,
+    other: &'static str,
+) -> Result<(), JointError> {
+    for frame in frames {
+        check_unit(frame.axis, frame.axis_name)?;
+    }
+    for frame in frames {
+        check_unit(frame.reference, frame.reference_name)?;
+    }
+    let pairs = frames.each_ref().map(|f| (f.axis, f.reference));
+    check_perpendicular(&pairs, what, other)
+}
+
 /// Refuses a rest orientation that is not a finite unit quaternion (to `1e-9`).
 pub(crate) fn check_rotation(q: Quat) -> Result<(), JointError> {
     if q.is_finite() && (q.length() - 1.0).abs() <= 1e-9 {

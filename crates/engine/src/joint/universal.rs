@@ -26,7 +26,7 @@
 use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::{JointError, WorldError};
 use crate::joint::axis::{AxisControl, JointAxis};
-use crate::joint::{check_finite, check_perpendicular, check_unit, unit_direction, JointRows};
+use crate::joint::{check_axis_frames, check_finite, unit_direction, AxisFrame, JointRows};
 use crate::math::Vec3;
 
 /// A universal joint, described in each body's frame (for the static world, world
@@ -132,18 +132,20 @@ impl JointRows for UniversalJoint {
 
     fn validate(&self) -> Result<(), WorldError> {
         check_finite(&[self.local_anchor_a, self.local_anchor_b], "anchor")?;
-        for (v, what) in [
-            (self.local_axis_a, "universal axis"),
-            (self.local_axis_b, "universal axis"),
-            (self.local_reference_a, "universal reference vector"),
-            (self.local_reference_b, "universal reference vector"),
-        ] {
-            check_unit(v, what)?;
-        }
-        check_perpendicular(
+        check_axis_frames(
             &[
-                (self.local_axis_a, self.local_reference_a),
-                (self.local_axis_b, self.local_reference_b),
+                AxisFrame {
+                    axis: self.local_axis_a,
+                    axis_name: "universal axis",
+                    reference: self.local_reference_a,
+                    reference_name: "universal reference vector",
+                },
+                AxisFrame {
+                    axis: self.local_axis_b,
+                    axis_name: "universal axis",
+                    reference: self.local_reference_b,
+                    reference_name: "universal reference vector",
+                },
             ],
             "universal reference vector",
             "universal axis",
