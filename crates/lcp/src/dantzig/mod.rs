@@ -397,17 +397,13 @@ impl DantzigSolver {
             if !has_friction || self.friction_consistent(p) || self.settle_friction(p) {
                 return Ok(());
             }
-            if self.friction_passes >= self.max_friction_passes() {
+            if self.friction_passes >= self.friction_pass_limit {
                 // Report the best answer; the residual will show the inconsistency.
                 return Ok(());
             }
             self.set_friction_bounds(p);
             friction_fixed = true;
         }
-    }
-
-    fn max_friction_passes(&self) -> usize {
-        self.friction_pass_limit
     }
 
     /// Re-solves the clamped values from the factorisation with one step of iterative
