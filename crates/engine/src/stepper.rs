@@ -97,6 +97,8 @@ pub(crate) struct StepScratch {
     contact_load: Vec<f64>,
     contact_supports: Vec<u32>,
     curvature: CurvatureScratch,
+    /// Copies of the assembled island problems, when asked ([`World::captured_problems`]).
+    pub(crate) capture: crate::world::capture::ProblemCapture,
 }
 
 impl World {
@@ -119,6 +121,7 @@ impl World {
     pub fn step(&mut self, h: f64) -> Result<&StepStats, WorldError> {
         let start = Instant::now();
         self.stats.reset(h);
+        self.scratch.capture.begin_step();
         let result = self.try_step(h);
         self.stats.times.total = start.elapsed();
         match result {
@@ -524,6 +527,7 @@ fn solve_exact(
         &s.regularization[range.clone()],
         problem,
     );
+    s.capture.record(k, problem);
     s.guess.clear();
     let warm = s.rows.warm_state[range.clone()].iter().all(Option::is_some);
     if warm {

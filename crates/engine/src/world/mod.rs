@@ -24,6 +24,7 @@
 //! ```
 
 pub(crate) mod arena;
+pub(crate) mod capture;
 pub(crate) mod hot;
 pub mod settings;
 
@@ -136,6 +137,35 @@ impl World {
     /// Statistics of the last step (committed or refused).
     pub fn step_stats(&self) -> &StepStats {
         &self.stats
+    }
+
+    /// Turns on (or off) keeping a copy of every island LCP the exact stepper assembles, to
+    /// export it or to time other solvers on it ([`Self::captured_problems`]). Off by
+    /// default; while off a step pays one branch per island. Turning it off forgets the
+    /// copies.
+    pub fn set_capture_problems(&mut self, on: bool) {
+        self.scratch.capture.set_enabled(on);
+    }
+
+    /// Whether [`Self::set_capture_problems`] is on.
+    pub fn captures_problems(&self) -> bool {
+        self.scratch.capture.enabled()
+    }
+
+    /// The dense boxed LCPs (`A lambda = b + w`, see [`World::step`]) the exact stepper
+    /// assembled in the last step, one per island, in island order, exactly as handed to its
+    /// solver: rows in the island's order (joint rows, then each contact's normal row, then
+    /// the friction rows), `lambda` in N. Empty unless [`Self::set_capture_problems`] is on,
+    /// with the iterative stepper, and for islands the stepper solved without assembling a
+    /// dense problem. A refused step may leave a partial list.
+    pub fn captured_problems(&self) -> &[stiction_lcp::BoxedLcp] {
+        self.scratch.capture.problems()
+    }
+
+    /// The island index (as in [`StepStats::island_reports`]) of each of
+    /// [`Self::captured_problems`].
+    pub fn captured_islands(&self) -> &[usize] {
+        self.scratch.capture.islands()
     }
 
     /// Adds a body (built and validated by [`crate::RigidBodyBuilder`]). It starts awake.

@@ -1,0 +1,91 @@
+//! `World::set_capture_problems`: the exact stepper's island LCPs, captured after assembly,
+//! are the problems it solves. A settled stack of three unit boxes is one island of four
+//! contacts per face, three rows each (a normal row, then after all normals the two friction
+//! rows of box friction); solving the captured problem afresh with Dantzig gives back the
+//! forces the step reported for every contact.
+
+use stiction::lcp::dantzig::{DantzigOptions, DantzigSolver};
+use stiction::lcp::{boxed_residual, BoxedLcp};
+use stiction::scenes::{scene_settings, stack, Scene};
+use stiction::Solver;
+
+const BOXES: usize = 3;
+
+fn settled_stack(solver: Solver, capture: bool) -> Scene {
+    let mut scene = stack(BOXES, scene_settings(solver)).unwrap();
+    scene.world.set_capture_problems(capture);
+    for _ in 0..30 {
+        scene.world.step(scene.h).unwrap();
+    }
+    scene
+}
+
+#[test]
+fn nothing_is_captured_unless_asked_or_with_the_iterative_stepper() {
+    let off = settled_stack(Solver::exact(), false);
+    assert!(!off.world.captures_problems());
+    assert!(off.world.captured_problems().is_empty());
+    let iterative = settled_stack(Solver::iterative(), true);
+    assert!(iterative.world.captures_problems());
+    assert!(iterative.world.captured_problems().is_empty());
+}
+
+#[test]
+fn the_captured_stack_problem_has_its_rows_and_gives_back_the_steps_forces() {
+    let mut scene = settled_stack(Solver::exact(), true);
+    let world = &scene.world;
+    let contacts = world.contacts();
+    assert_eq!(contacts.len(), 4 * BOXES, "four corner contacts per face");
+    assert_eq!(world.captured_islands(), &[0]);
+    let problems: &[BoxedLcp] = world.captured_problems();
+    assert_eq!(problems.len(), 1);
+    let p = &problems[0];
+    assert_eq!(p.len(), 3 * 4 * BOXES);
+    assert_eq!(p.nub, 0);
+    let normals = 4 * BOXES;
+    for (i, f) in p.findex.iter().enumerate() {
+        if i < normals {
+            assert_eq!((*f, p.lo[i], p.hi[i]), (None, 0.0, f64::INFINITY));
+        } else {
+            // Box friction: two rows per contact, bounded by mu = 0.5 times its normal.
+            assert_eq!(*f, Some((i - normals) / 2), "row {i}");
+            assert_eq!(p.hi[i], 0.5);
+        }
+    }
+
+    let report = DantzigSolver::new()
+        .solve(p, &DantzigOptions::default(), None)
+        .unwrap();
+    assert!(report.status.is_solved(), "{:?}", report.status);
+    let residual = boxed_residual(p, &report.x, &p.slack(&report.x)).max();
+    assert!(residual < 1e-10, "residual {residual}");
+    let largest = contacts
+        .iter()
+        .map(|c| c.force_local.length())
+        .fold(0.0, f64::max);
+    // The stack weighs 3 x 9.81 N on four ground corners: about 7.4 N each.
+    assert!(
+        (largest - 9.81 * BOXES as f64 / 4.0).abs() < 1.0,
+        "{largest}"
+    );
+    for (k, c) in contacts.iter().enumerate() {
+        let solved = [
+            report.x[k],
+            report.x[normals + 2 * k],
+            report.x[normals + 2 * k + 1],
+        ];
+        let stepped = [c.force_local.x, c.force_local.y, c.force_local.z];
+        for (s, t) in solved.iter().zip(stepped) {
+            assert!(
+                (s - t).abs() <= 1e-8 * largest,
+                "contact {k}: solved {solved:?}, step {stepped:?}"
+            );
+        }
+    }
+
+    // The next step replaces the copy; turning capture off forgets it.
+    scene.world.step(scene.h).unwrap();
+    assert_eq!(scene.world.captured_problems().len(), 1);
+    scene.world.set_capture_problems(false);
+    assert!(scene.world.captured_problems().is_empty());
+}
