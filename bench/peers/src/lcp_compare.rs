@@ -2,14 +2,16 @@
 //! problems, exported in the JSON problem format.
 
 use crate::chain_lcp;
+use crate::engine_lcp;
 use crate::measure::median;
-use crate::ode::ffi::peers_ode_lcp_message_count;
+use crate::ode::ffi::{peers_ode_lcp_message_count, peers_thread_cpu_ns};
 use crate::ode::lcp::OdeLcp;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use stiction::lcp::dantzig::{DantzigOptions, DantzigSolver};
 use stiction::lcp::generate::{box_stack_problem, random_contact_problem, ContactProblemSpec};
 use stiction::lcp::json::{parse_problem, to_json};
+use stiction::lcp::IndexState;
 use stiction::lcp::{boxed_residual, BoxedLcp};
 use stiction::scenes;
 use stiction::{Solver, WorldSettings};
@@ -24,6 +26,78 @@ pub struct Problem {
     pub problem: BoxedLcp,
     /// Whether it is small enough to keep under bench/peers/lcp/.
     pub store: bool,
+    /// The same island's problem one step earlier, for the engine's warm start (engine
+    /// problems only).
+    pub previous: Option<BoxedLcp>,
+}
+
+/// Which engine contact LCPs to capture: S4's stack after `stack_settle` exact steps, and
+/// S1's pyramid at each of `pyramid_rows` rows after `pyramid_settle` iterative steps.
+pub struct EngineProblems {
+    /// Exact steps before S4's problem is captured.
+    pub stack_settle: usize,
+    /// Pyramid sizes (rows of boxes); S1 is 20, one island of about 7080 LCP rows.
+    pub pyramid_rows: Vec<usize>,
+    /// Iterative steps before a pyramid's problem is captured.
+    pub pyramid_settle: usize,
+}
+
+impl Default for EngineProblems {
+    fn default() -> Self {
+        Self {
+            stack_settle: 120,
+            pyramid_rows: vec![4, 6, 7],
+            pyramid_settle: 120,
+        }
+    }
+}
+
+/// Problems kept under bench/peers/lcp/ only up to this many rows (a dense `A` in JSON).
+const STORE_MAX_ROWS: usize = 300;
+
+/// The engine's own contact LCPs: S4 (the 20-box stack) and S1's pyramid at smaller sizes.
+fn engine_problems(which: &EngineProblems, notes: &mut Vec<String>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let stack = engine_lcp::stack_problem(20, which.stack_settle).map(|c| {
+        (
+            "s4_stack_20".to_string(),
+            format!(
+                "S4 stack-20: the island LCP the engine's exact stepper assembled at step {} (captured with World::set_capture_problems)",
+                which.stack_settle + 2
+            ),
+            c,
+        )
+    });
+    let pyramids = which.pyramid_rows.iter().map(|&rows| {
+        engine_lcp::pyramid_problem(rows, which.pyramid_settle).map(|c| {
+            (
+                format!("s1_pyramid_{rows}"),
+                format!(
+                    "S1's pyramid with {rows} rows ({} boxes): {} iterative steps, then the island LCP of the {}th exact step (captured)",
+                    rows * (rows + 1) / 2,
+                    which.pyramid_settle,
+                    engine_lcp::PYRAMID_EXACT_STEPS + 2
+                ),
+                c,
+            )
+        })
+    });
+    for outcome in std::iter::once(stack).chain(pyramids) {
+        match outcome {
+            Ok((name, origin, captured)) => {
+                eprintln!("  captured {name}: {} rows", captured.problem.len());
+                out.push(Problem {
+                    store: captured.problem.len() <= STORE_MAX_ROWS,
+                    name,
+                    origin,
+                    problem: captured.problem,
+                    previous: captured.previous,
+                });
+            }
+            Err(e) => notes.push(format!("an engine problem was not captured: {e}")),
+        }
+    }
+    out
 }
 
 /// `cfm / h` with SCENES.md's CFM and step, as the engine puts on the diagonal.
@@ -54,11 +128,10 @@ fn chain_problem(links: usize, warmup: usize) -> Result<(BoxedLcp, f64), String>
     Ok((problem, agreement))
 }
 
-/// The problems: the engine's S3 LCP (full chain and a 10-link one), box stacks and random
-/// contact sets from `stiction_lcp::generate`. The engine's contact scenes (S1, S4) cannot
-/// be exported yet: the engine keeps its assembled LCPs internal, and contact rows are not
-/// rebuilt here.
-pub fn problems(notes: &mut Vec<String>) -> Vec<Problem> {
+/// The problems: the engine's S3 LCP (full chain and a 10-link one, rebuilt from its
+/// formulas), its S4 and S1 contact LCPs (captured from its stepper), box stacks and random
+/// contact sets from `stiction_lcp::generate`.
+pub fn problems(engine: &EngineProblems, notes: &mut Vec<String>) -> Vec<Problem> {
     let mut out = Vec::new();
     for (links, store) in [(10, true), (100, false)] {
         match chain_problem(links, 60) {
@@ -73,6 +146,7 @@ pub fn problems(notes: &mut Vec<String>) -> Vec<Problem> {
                     ),
                     problem,
                     store,
+                    previous: None,
                 });
             }
             Err(e) => notes.push(format!("chain-{links}: not exported: {e}")),
@@ -86,6 +160,7 @@ pub fn problems(notes: &mut Vec<String>) -> Vec<Problem> {
             ),
             problem: box_stack_problem(height, 0.5, ENGINE_CFM),
             store,
+            previous: None,
         });
     }
     for (rows, store) in [(30, true), (99, false), (300, false)] {
@@ -104,8 +179,10 @@ pub fn problems(notes: &mut Vec<String>) -> Vec<Problem> {
                 duplicate_fraction: 0.0,
             }),
             store,
+            previous: None,
         });
     }
+    out.extend(engine_problems(engine, notes));
     out
 }
 
@@ -140,19 +217,118 @@ pub struct Comparison {
     pub friction: usize,
     /// Median time of our cold Dantzig solve, µs.
     pub ours_us: f64,
+    /// Its median thread CPU time, µs (a check on the wall times on a shared machine).
+    pub ours_cpu_us: f64,
     /// The same with one friction pass and no exact-friction fallback (ODE's rule), µs.
     pub ours_one_pass_us: f64,
     /// Our status and residual.
     pub ours: String,
-    /// Median time of ODE's solve, µs (`None`: ODE's solver could not be called).
-    pub ode_us: Option<f64>,
+    /// Median time of our solve warm-started from the previous step's index sets, µs, and
+    /// what it did (engine problems only).
+    pub ours_warm: Option<(f64, String)>,
+    /// Median wall and thread CPU time of ODE's solve, µs (`None`: ODE's solver could not
+    /// be called).
+    pub ode_us: Option<Times>,
     /// ODE's residual (as this project measures it).
     pub ode: String,
 }
 
 fn repetitions(one: Duration) -> usize {
-    // About half a second per solver and problem, at least 5 and at most 2000 solves.
-    ((0.5 / one.as_secs_f64().max(1e-9)) as usize).clamp(5, 2000)
+    // About half a second per solver and problem, at least 3 and at most 2000 solves.
+    ((0.5 / one.as_secs_f64().max(1e-9)) as usize).clamp(3, 2000)
+}
+
+/// Median wall and thread CPU times of a solve, µs.
+#[derive(Clone, Copy, Debug)]
+pub struct Times {
+    /// Wall time.
+    pub wall: f64,
+    /// CPU time of the solving thread (NaN if the clock is unavailable).
+    pub cpu: f64,
+}
+
+/// Collects per-solve wall and CPU times.
+struct Stopwatch {
+    wall: Vec<f64>,
+    cpu: Vec<f64>,
+}
+
+impl Stopwatch {
+    fn new(reps: usize) -> Self {
+        Self {
+            wall: Vec::with_capacity(reps),
+            cpu: Vec::with_capacity(reps),
+        }
+    }
+
+    /// Runs and times `f`.
+    fn time<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        // SAFETY: plain clock reads in the shim.
+        let cpu = unsafe { peers_thread_cpu_ns() };
+        let clock = Instant::now();
+        let out = f();
+        self.wall.push(clock.elapsed().as_secs_f64() * 1e6);
+        let cpu_end = unsafe { peers_thread_cpu_ns() };
+        self.cpu.push(if cpu >= 0 && cpu_end >= 0 {
+            (cpu_end - cpu) as f64 * 1e-3
+        } else {
+            f64::NAN
+        });
+        out
+    }
+
+    fn len(&self) -> usize {
+        self.wall.len()
+    }
+
+    fn medians(mut self) -> Times {
+        Times {
+            wall: median(&mut self.wall),
+            cpu: median(&mut self.cpu),
+        }
+    }
+}
+
+/// Median times of `reps` runs of `solve`.
+fn time_solves(reps: usize, mut solve: impl FnMut()) -> Times {
+    let mut watch = Stopwatch::new(reps);
+    for _ in 0..reps {
+        watch.time(&mut solve);
+    }
+    watch.medians()
+}
+
+/// Our solve of `problem` from the index sets of our solution of `previous` (the engine's
+/// warm start), timed; `None` if that cannot be set up.
+fn warm_start(
+    problem: &BoxedLcp,
+    previous: &BoxedLcp,
+    options: &DantzigOptions,
+) -> Option<(f64, String)> {
+    let mut solver = DantzigSolver::new();
+    solver.solve(previous, options, None).ok()?;
+    let guess: Vec<IndexState> = solver.active_set().to_vec();
+    let clock = Instant::now();
+    let first = solver.solve(problem, options, Some(&guess)).ok()?;
+    let stats = solver.stats();
+    let reps = repetitions(clock.elapsed());
+    let times = time_solves(reps, || {
+        let _ = solver.solve(problem, options, Some(&guess));
+    });
+    Some((
+        times.wall,
+        format!(
+            "{}, residual {:.1e}, {} pivots, guess {}",
+            first.status,
+            first.residual.max(),
+            stats.pivots,
+            if stats.warm_start_hit {
+                "right"
+            } else {
+                "repaired"
+            }
+        ),
+    ))
 }
 
 /// Times both solvers on `p`.
@@ -164,13 +340,6 @@ pub fn compare(p: &Problem) -> Comparison {
     let clock = Instant::now();
     let first = solver.solve(problem, &options, None);
     let reps = repetitions(clock.elapsed());
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let clock = Instant::now();
-        let _ = solver.solve(problem, &options, None);
-        times.push(clock.elapsed().as_secs_f64() * 1e6);
-    }
-    let ours_us = median(&mut times);
     let ours = match first {
         Ok(r) => format!(
             "{}, residual {:.1e}, {} pivots, {} passes",
@@ -181,6 +350,9 @@ pub fn compare(p: &Problem) -> Comparison {
         ),
         Err(e) => format!("error: {e}"),
     };
+    let ours_times = time_solves(reps, || {
+        let _ = solver.solve(problem, &options, None);
+    });
     // ODE's rule: friction bounds fixed once from the normals known when the first friction
     // row is reached, no further passes (equal work, ODE's accuracy).
     let one_pass = DantzigOptions {
@@ -188,13 +360,14 @@ pub fn compare(p: &Problem) -> Comparison {
         exact_friction: false,
         ..DantzigOptions::default()
     };
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let clock = Instant::now();
+    let ours_one_pass_us = time_solves(reps, || {
         let _ = solver.solve(problem, &one_pass, None);
-        times.push(clock.elapsed().as_secs_f64() * 1e6);
-    }
-    let ours_one_pass_us = median(&mut times);
+    })
+    .wall;
+    let ours_warm = p
+        .previous
+        .as_ref()
+        .and_then(|previous| warm_start(problem, previous, &options));
 
     let (ode_us, ode) = match OdeLcp::new(n) {
         None => (
@@ -204,16 +377,14 @@ pub fn compare(p: &Problem) -> Comparison {
         Some(mut ode) => {
             // SAFETY: reads a counter of the shim.
             let failures_before = unsafe { peers_ode_lcp_message_count() };
-            let mut times = Vec::with_capacity(reps);
+            let mut watch = Stopwatch::new(reps);
             let mut outcome = Ok(());
             for _ in 0..reps {
                 if let Err(e) = ode.load(problem) {
                     outcome = Err(e);
                     break;
                 }
-                let clock = Instant::now();
-                outcome = ode.solve_loaded();
-                times.push(clock.elapsed().as_secs_f64() * 1e6);
+                outcome = watch.time(|| ode.solve_loaded());
                 if outcome.is_err() {
                     break;
                 }
@@ -226,14 +397,22 @@ pub fn compare(p: &Problem) -> Comparison {
                     let residual = boxed_residual(problem, &x, &w);
                     // SAFETY: as above.
                     let failures = unsafe { peers_ode_lcp_message_count() } - failures_before;
-                    let mut answer = format!("residual {:.1e}", residual.max());
+                    // `bound` says whether ODE's forces respect the true friction bounds
+                    // (mu times the final normal force), which ODE fixes from the normal
+                    // forces known when it reaches a friction row.
+                    let mut answer = format!(
+                        "residual {:.1e} (bounds {:.1e}, complementarity {:.1e})",
+                        residual.max(),
+                        residual.bound,
+                        residual.complementarity
+                    );
                     if failures > 0 {
                         answer.push_str(&format!(
                             ", gave up (s <= 0) in {failures} of {} solves",
-                            times.len()
+                            watch.len()
                         ));
                     }
-                    (Some(median(&mut times)), answer)
+                    (Some(watch.medians()), answer)
                 }
             }
         }
@@ -243,42 +422,68 @@ pub fn compare(p: &Problem) -> Comparison {
         rows: n,
         nub: problem.nub,
         friction: problem.findex.iter().filter(|f| f.is_some()).count(),
-        ours_us,
+        ours_us: ours_times.wall,
+        ours_cpu_us: ours_times.cpu,
         ours_one_pass_us,
         ours,
+        ours_warm,
         ode_us,
         ode,
     }
 }
 
-/// The markdown table of the comparisons.
+/// `t` µs with three significant digits (at least one decimal).
+fn micros(t: f64) -> String {
+    if t >= 1000.0 {
+        format!("{t:.0}")
+    } else {
+        format!("{t:.1}")
+    }
+}
+
+/// `a / b` with two decimals, or `-`.
+fn ratio(a: f64, b: f64) -> String {
+    if a.is_finite() && b.is_finite() && b > 0.0 {
+        format!("{:.2}", a / b)
+    } else {
+        "-".into()
+    }
+}
+
+/// The markdown tables of the comparisons: times, then answers.
 pub fn markdown(rows: &[Comparison]) -> String {
     let mut out = String::from(
-        "| problem | rows | unbounded | friction | Stiction Dantzig µs | same, 1 friction pass µs | ODE dxSolveLCP µs | ODE / Stiction | ODE / Stiction 1 pass | Stiction answer | ODE answer |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n",
+        "| problem | rows | unbounded | friction | Stiction Dantzig µs | same, 1 friction pass µs | Stiction warm µs | ODE dxSolveLCP µs | ODE / Stiction | ODE / Stiction 1 pass | ODE / Stiction warm | ODE / Stiction, CPU time |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     for c in rows {
-        let (ode, ratio, ratio_one) = match c.ode_us {
-            Some(t) => (
-                format!("{t:.1}"),
-                format!("{:.2}", t / c.ours_us),
-                format!("{:.2}", t / c.ours_one_pass_us),
-            ),
-            None => ("-".into(), "-".into(), "-".into()),
-        };
+        let warm = c.ours_warm.as_ref().map(|(t, _)| *t);
+        let ode = c.ode_us.map_or(f64::NAN, |t| t.wall);
+        let ode_cpu = c.ode_us.map_or(f64::NAN, |t| t.cpu);
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             c.name,
             c.rows,
             c.nub,
             c.friction,
-            c.ours_us,
-            c.ours_one_pass_us,
-            ode,
-            ratio,
-            ratio_one,
-            c.ours,
-            c.ode
+            micros(c.ours_us),
+            micros(c.ours_one_pass_us),
+            warm.map_or("-".into(), micros),
+            c.ode_us.map_or("-".into(), |t| micros(t.wall)),
+            ratio(ode, c.ours_us),
+            ratio(ode, c.ours_one_pass_us),
+            warm.map_or("-".into(), |w| ratio(ode, w)),
+            ratio(ode_cpu, c.ours_cpu_us),
+        ));
+    }
+    out.push_str(
+        "\n| problem | Stiction answer | Stiction warm answer | ODE answer |\n| --- | --- | --- | --- |\n",
+    );
+    for c in rows {
+        let warm = c.ours_warm.as_ref().map_or("-", |(_, a)| a.as_str());
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            c.name, c.ours, warm, c.ode
         ));
     }
     out

@@ -5,7 +5,7 @@
 //! ```text
 //! stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] [--budget SECONDS]
 //!                [--row-limit ROWS] [--no-experiments] [--no-lcp | --lcp-only]
-//!                [--export-lcp DIR]
+//!                [--export-lcp DIR] [--pyramid-rows 4,6,7]
 //! ```
 //!
 //! The exact steppers solve one dense LCP per island, `O(n^3)` in its rows: on the two large
@@ -14,11 +14,17 @@
 //! A second table times this engine's iterative step on S1, S2, S4 with lighter
 //! post-stabilisation settings (`--no-experiments` leaves it out).
 //!
+//! The LCP part times this project's Dantzig and ODE's `dxSolveLCP` on the same problems,
+//! among them the island LCPs this engine's exact stepper assembles for S4 and for S1's
+//! pyramid at the sizes `--pyramid-rows` gives (S1 itself, 20 rows, is one island of about
+//! 7080 rows: too large for a dense solve per problem in a benchmark run).
+//!
 //! `--engines` takes `ours`, `ode`, `rapier`, or one stepper: `ours-exact`, `ours-iterative`,
 //! `ode-exact`, `ode-quick`. Progress goes to stderr, the tables to stdout. Run it through
 //! scripts/bench-peers.sh.
 
 mod chain_lcp;
+mod engine_lcp;
 mod lcp_compare;
 mod measure;
 mod ode;
@@ -50,6 +56,7 @@ struct Options {
     scenes_run: bool,
     lcp_run: bool,
     export: Option<PathBuf>,
+    engine_problems: lcp_compare::EngineProblems,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -64,6 +71,7 @@ fn parse_args() -> Result<Options, String> {
         scenes_run: true,
         lcp_run: true,
         export: None,
+        engine_problems: lcp_compare::EngineProblems::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -106,12 +114,25 @@ fn parse_args() -> Result<Options, String> {
             "--no-lcp" => options.lcp_run = false,
             "--lcp-only" => options.scenes_run = false,
             "--export-lcp" => options.export = Some(PathBuf::from(value("--export-lcp")?)),
+            "--pyramid-rows" => {
+                options.engine_problems.pyramid_rows = value("--pyramid-rows")?
+                    .split(',')
+                    .filter(|s| !s.trim().is_empty())
+                    .map(|s| {
+                        s.trim()
+                            .parse::<usize>()
+                            .ok()
+                            .filter(|rows| (1..=20).contains(rows))
+                            .ok_or(format!("--pyramid-rows: {s:?} is not a size from 1 to 20"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             "--help" | "-h" => {
                 return Err(
                     "usage: stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] \
                             [--budget SECONDS] [--row-limit ROWS] [--no-experiments] \
                             [--no-lcp | --lcp-only] \
-                            [--export-lcp DIR]"
+                            [--export-lcp DIR] [--pyramid-rows 4,6,7]"
                         .into(),
                 )
             }
@@ -291,7 +312,7 @@ fn main() -> ExitCode {
     if options.lcp_run {
         eprintln!("LCP solvers alone:");
         let mut notes = Vec::new();
-        let problems = lcp_compare::problems(&mut notes);
+        let problems = lcp_compare::problems(&options.engine_problems, &mut notes);
         if let Some(dir) = &options.export {
             match lcp_compare::export(&problems, dir) {
                 Ok(files) => notes.push(format!("exported: {}", files.join(", "))),
@@ -306,8 +327,15 @@ fn main() -> ExitCode {
                 c
             })
             .collect();
-        println!("## LCP solvers alone (cold solves, median)\n");
+        println!("## LCP solvers alone (median)\n");
         println!("{}", lcp_compare::markdown(&comparisons));
+        println!(
+            "Cold solves unless marked warm. \"Stiction warm\": the solve started from the index sets of \
+             its own solution of the same island's problem one step earlier, as the engine's step \
+             does (engine problems only). ODE's answers are measured with this project's residual \
+             (`boxed_residual`); \"bounds\" is how far its forces lie outside mu times the final \
+             normal forces.\n"
+        );
         for p in &problems {
             println!("- `{}`: {}", p.name, p.origin);
         }
