@@ -56,6 +56,7 @@ use crate::math::Vec3;
 use crate::poststab::PostStabilizer;
 use crate::sleep::Activity;
 use crate::sparse::{scatter, sparse_residual, RowMass, SparseOperator};
+use crate::sparse_exact::{SparseExactSolver, SparseIsland};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
 use crate::world::settings::{ExactSettings, IterativeSettings, Solver};
@@ -90,6 +91,8 @@ pub(crate) struct StepScratch {
     guess: Vec<IndexState>,
     pgs: PgsScratch,
     dantzig: DantzigSolver,
+    /// The exact stepper's solver for islands above `ExactSettings::dense_row_limit`.
+    sparse_exact: SparseExactSolver,
     problems: ProblemPool,
     poststab: PostStabilizer,
     /// Per body slot: the weight estimate and supporting points of
@@ -517,57 +520,99 @@ fn solve_exact(
 ) -> Result<IslandReport, WorldError> {
     let range = s.islands.rows(k);
     let n = range.len();
-    let problem = s.problems.get(k, n);
-    assemble_island(
-        &s.rows,
-        &s.mass,
-        range.clone(),
-        s.islands.nub(k),
-        &s.b[range.clone()],
-        &s.regularization[range.clone()],
-        problem,
-    );
-    s.capture.record(k, problem);
-    s.guess.clear();
-    let warm = s.rows.warm_state[range.clone()].iter().all(Option::is_some);
-    if warm {
-        s.guess
-            .extend(s.rows.warm_state[range.clone()].iter().flatten());
-    }
-    let polygonal = matches!(model, FrictionModel::PolygonalCone { .. })
-        && problem.findex.iter().any(Option::is_some);
-    let report = if polygonal {
-        // Friction rows are polygon edges: Lemke on seed 004's formulation.
-        crate::contact::polygonal::solve(problem, &Default::default()).map_err(solver_error)?
-    } else {
-        s.dantzig
-            .solve(problem, &settings.dantzig, warm.then_some(&s.guess[..]))
-            .map_err(solver_error)?
-    };
-    stats.pivots += report.iterations;
-    let mut island = IslandReport {
-        bodies: s.islands.bodies(k).len(),
-        rows: n,
-        unbounded_rows: s.islands.nub(k),
-        status: report.status,
-        iterations: report.iterations,
-        residual: report.residual.max(),
-        fell_back: report.fell_back,
-        warm_started: warm,
-    };
-    let solved = report.status.is_solved() && report.x.iter().all(|v| v.is_finite());
-    if solved {
-        s.rows.lambda[range.clone()].copy_from_slice(&report.x);
-        if polygonal {
-            s.rows.warm_state[range].fill(None);
-        } else {
-            let states = s.dantzig.active_set();
-            for (state, new) in s.rows.warm_state[range].iter_mut().zip(states) {
-                *state = (!report.fell_back).then_some(*new);
+    let sparse = n > settings.dense_row_limit
+        && !matches!(model, FrictionModel::PolygonalCone { .. });
+    let (mut island, solved) = if sparse {
+        // Too large for a dense A: active sets on a body-space sparse factorisation.
+        let outcome = s.sparse_exact.solve(
+            &SparseIsland {
+                rows: &s.rows,
+                mass: &s.mass,
+                range: range.clone(),
+                nub: s.islands.nub(k),
+                b: &s.b[range.clone()],
+                regularization: &s.regularization[range.clone()],
+                bodies: s.islands.bodies(k),
+                inverse_mass: &s.hot.inverse_mass,
+                inverse_inertia: &s.hot.inverse_inertia,
+            },
+            &mut s.hot.cache,
+        );
+        stats.pivots += outcome.iterations;
+        let solved = outcome.status.is_solved();
+        if solved {
+            s.rows.lambda[range.clone()].copy_from_slice(s.sparse_exact.forces());
+            let states = s.sparse_exact.active_set();
+            for (state, new) in s.rows.warm_state[range.clone()].iter_mut().zip(states) {
+                *state = Some(*new);
             }
         }
+        let island = IslandReport {
+            bodies: s.islands.bodies(k).len(),
+            rows: n,
+            unbounded_rows: s.islands.nub(k),
+            status: outcome.status,
+            iterations: outcome.iterations,
+            residual: outcome.residual,
+            fell_back: false,
+            warm_started: outcome.warm_started,
+        };
+        (island, solved)
     } else {
-        // Dantzig failed: Gauss-Seidel on the untouched sparse rows, from last step's forces.
+        let problem = s.problems.get(k, n);
+        assemble_island(
+            &s.rows,
+            &s.mass,
+            range.clone(),
+            s.islands.nub(k),
+            &s.b[range.clone()],
+            &s.regularization[range.clone()],
+            problem,
+        );
+        s.capture.record(k, problem);
+        s.guess.clear();
+        let warm = s.rows.warm_state[range.clone()].iter().all(Option::is_some);
+        if warm {
+            s.guess
+                .extend(s.rows.warm_state[range.clone()].iter().flatten());
+        }
+        let polygonal = matches!(model, FrictionModel::PolygonalCone { .. })
+            && problem.findex.iter().any(Option::is_some);
+        let report = if polygonal {
+            // Friction rows are polygon edges: Lemke on seed 004's formulation.
+            crate::contact::polygonal::solve(problem, &Default::default()).map_err(solver_error)?
+        } else {
+            s.dantzig
+                .solve(problem, &settings.dantzig, warm.then_some(&s.guess[..]))
+                .map_err(solver_error)?
+        };
+        stats.pivots += report.iterations;
+        let island = IslandReport {
+            bodies: s.islands.bodies(k).len(),
+            rows: n,
+            unbounded_rows: s.islands.nub(k),
+            status: report.status,
+            iterations: report.iterations,
+            residual: report.residual.max(),
+            fell_back: report.fell_back,
+            warm_started: warm,
+        };
+        let solved = report.status.is_solved() && report.x.iter().all(|v| v.is_finite());
+        if solved {
+            s.rows.lambda[range.clone()].copy_from_slice(&report.x);
+            if polygonal {
+                s.rows.warm_state[range.clone()].fill(None);
+            } else {
+                let states = s.dantzig.active_set();
+                for (state, new) in s.rows.warm_state[range.clone()].iter_mut().zip(states) {
+                    *state = (!report.fell_back).then_some(*new);
+                }
+            }
+        }
+        (island, solved)
+    };
+    if !solved {
+        // The solve failed: Gauss-Seidel on the untouched sparse rows, from last step's forces.
         let fallback = solve_iterative(s, k, &settings.fallback, false)?;
         stats.sweeps += fallback.iterations;
         island.status = fallback.status;

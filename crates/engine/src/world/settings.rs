@@ -138,6 +138,18 @@ pub struct ExactSettings {
     /// on the sparse rows, started from the rows' last forces (counted in
     /// [`crate::StepStats::fallbacks`]). Default: 200 sweeps, `omega` 1, tolerance `1e-10`.
     pub fallback: IterativeSettings,
+    /// Islands with more rows than this are solved without forming the dense `A`: an
+    /// active-set iteration on the boxed LCP whose clamped rows are solved in body space
+    /// through a block-sparse Cholesky factorisation of `M + J_F^T R_F^-1 J_F` (one 6 x 6
+    /// block per body; `R = diag(cfm / h)`), exact to a normalised residual of `1e-9`
+    /// like Dantzig's answer, and falling back to Gauss-Seidel the same way. Islands up
+    /// to this size keep dense Dantzig, which is faster there and needs no CFM. Default
+    /// 1000 rows (where dense Dantzig costs about as much as the sparse solve of such an
+    /// island; a dense `A` of 1000 rows is 8 MB). 0 sends every island to the sparse
+    /// solver; `usize::MAX` keeps every island dense (then S1 at N = 20 and S2 need
+    /// gigabytes and hours per step). The polygonal friction cone is always solved by
+    /// Lemke on the dense problem.
+    pub dense_row_limit: usize,
 }
 
 impl Default for ExactSettings {
@@ -150,6 +162,7 @@ impl Default for ExactSettings {
                 tolerance: 1e-10,
                 warm_start: true,
             },
+            dense_row_limit: 1000,
         }
     }
 }

@@ -1,0 +1,175 @@
+//! Dense 6 x 6 blocks (row-major `[f64; 36]`) and 6-vectors: the arithmetic of the block
+//! Cholesky factorisation. One block couples the six velocity coordinates
+//! `(v, w)` of two bodies.
+
+/// A 6 x 6 block, row-major.
+pub(crate) type Block = [f64; 36];
+/// A body's six coordinates `(v, w)`.
+pub(crate) type Six = [f64; 6];
+
+/// The zero block.
+pub(crate) const ZERO: Block = [0.0; 36];
+
+/// Replaces the symmetric positive definite `a` (lower triangle read) by its lower Cholesky
+/// factor `L` (`a = L L^T`, upper triangle zeroed). Returns `false` if a pivot is not
+/// positive and finite: the block is not numerically positive definite.
+pub(crate) fn cholesky_in_place(a: &mut Block) -> bool {
+    for j in 0..6 {
+        let mut d = a[j * 6 + j];
+        for k in 0..j {
+            d -= a[j * 6 + k] * a[j * 6 + k];
+        }
+        if !(d > 0.0 && d.is_finite()) {
+            return false;
+        }
+        let d = d.sqrt();
+        a[j * 6 + j] = d;
+        for i in j + 1..6 {
+            let mut v = a[i * 6 + j];
+            for k in 0..j {
+                v -= a[i * 6 + k] * a[j * 6 + k];
+            }
+            a[i * 6 + j] = v / d;
+        }
+        for k in j + 1..6 {
+            a[j * 6 + k] = 0.0;
+        }
+    }
+    true
+}
+
+/// `v <- L^-1 v` for a lower-triangular factor `l`.
+#[inline]
+pub(crate) fn solve_lower(l: &Block, v: &mut Six) {
+    for i in 0..6 {
+        let mut s = v[i];
+        for k in 0..i {
+            s -= l[i * 6 + k] * v[k];
+        }
+        v[i] = s / l[i * 6 + i];
+    }
+}
+
+/// `v <- L^-T v` for a lower-triangular factor `l`.
+#[inline]
+pub(crate) fn solve_lower_transposed(l: &Block, v: &mut Six) {
+    for i in (0..6).rev() {
+        let mut s = v[i];
+        for k in i + 1..6 {
+            s -= l[k * 6 + i] * v[k];
+        }
+        v[i] = s / l[i * 6 + i];
+    }
+}
+
+/// `b <- b L^-T`: each row `r` of `b` becomes the solution of `L x = r`.
+#[inline]
+pub(crate) fn right_solve_transposed(b: &mut Block, l: &Block) {
+    for r in 0..6 {
+        let mut row = [0.0; 6];
+        row.copy_from_slice(&b[r * 6..r * 6 + 6]);
+        solve_lower(l, &mut row);
+        b[r * 6..r * 6 + 6].copy_from_slice(&row);
+    }
+}
+
+/// `c <- c - a b^T`.
+#[inline]
+pub(crate) fn subtract_product_transposed(c: &mut Block, a: &Block, b: &Block) {
+    for i in 0..6 {
+        let ai = &a[i * 6..i * 6 + 6];
+        for j in 0..6 {
+            let bj = &b[j * 6..j * 6 + 6];
+            let mut s = 0.0;
+            for k in 0..6 {
+                s += ai[k] * bj[k];
+            }
+            c[i * 6 + j] -= s;
+        }
+    }
+}
+
+/// `v <- v - a x`.
+#[inline]
+pub(crate) fn subtract_product(v: &mut Six, a: &Block, x: &Six) {
+    for i in 0..6 {
+        let mut s = 0.0;
+        for k in 0..6 {
+            s += a[i * 6 + k] * x[k];
+        }
+        v[i] -= s;
+    }
+}
+
+/// `v <- v - a^T x`.
+#[inline]
+pub(crate) fn subtract_transposed_product(v: &mut Six, a: &Block, x: &Six) {
+    for k in 0..6 {
+        let xk = x[k];
+        for i in 0..6 {
+            v[i] -= a[k * 6 + i] * xk;
+        }
+    }
+}
+
+/// `c <- c + s p q^T` for 6-vectors `p`, `q`.
+#[inline]
+pub(crate) fn add_outer(c: &mut Block, s: f64, p: &Six, q: &Six) {
+    for i in 0..6 {
+        let spi = s * p[i];
+        for j in 0..6 {
+            c[i * 6 + j] += spi * q[j];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spd() -> Block {
+        // B B^T + I for a fixed non-symmetric B.
+        let mut b = ZERO;
+        for (k, v) in b.iter_mut().enumerate() {
+            *v = ((k * 7 + 3) % 11) as f64 / 5.0 - 1.0;
+        }
+        let mut a = ZERO;
+        for i in 0..6 {
+            a[i * 6 + i] = 1.0;
+        }
+        let mut neg = ZERO;
+        subtract_product_transposed(&mut neg, &b, &b);
+        for k in 0..36 {
+            a[k] -= neg[k];
+        }
+        a
+    }
+
+    #[test]
+    fn factor_reproduces_the_block_and_solves() {
+        let a = spd();
+        let mut l = a;
+        assert!(cholesky_in_place(&mut l));
+        let mut llt = ZERO;
+        subtract_product_transposed(&mut llt, &l, &l);
+        for k in 0..36 {
+            assert!((a[k] + llt[k]).abs() < 1e-12, "entry {k}");
+        }
+        let x = [1.0, -2.0, 0.5, 3.0, -1.0, 2.0];
+        let mut v = [0.0; 6];
+        subtract_product(&mut v, &a, &x);
+        let mut v = v.map(|e| -e);
+        solve_lower(&l, &mut v);
+        solve_lower_transposed(&l, &mut v);
+        for i in 0..6 {
+            assert!((v[i] - x[i]).abs() < 1e-11);
+        }
+    }
+
+    #[test]
+    fn an_indefinite_block_is_refused() {
+        let mut a = spd();
+        a[3 * 6 + 3] = -5.0;
+        assert!(!cholesky_in_place(&mut a));
+    }
+}

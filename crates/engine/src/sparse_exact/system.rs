@@ -1,0 +1,226 @@
+//! The body-space form of one island's clamped rows.
+//!
+//! With `W = M^-1`, `A = J W J^T + R`, `R = diag(r) > 0`, a set `F` of clamped rows
+//! (`w_F = 0`) and the other rows' forces fixed, the correction `dx_F` that removes a
+//! residual `res_F = b_F - (A x)_F` solves `A_FF dx_F = res_F`. With `du = W J_F^T dx_F`:
+//!
+//! ```text
+//! (M + J_F^T R_F^-1 J_F) du = J_F^T R_F^-1 res_F,     dx_F = R_F^-1 (res_F - J_F du)
+//! ```
+//!
+//! `H = M + J_F^T R_F^-1 J_F` has one 6 x 6 block per dynamic body of the island and one
+//! off-diagonal block per pair of bodies sharing a row: its size is six times the bodies,
+//! not the rows (S1: 1260 against 7080). Static bodies, the ground and sleepers have no
+//! coordinates: their side of a row drops out.
+
+use super::block::{add_outer, Block, Six};
+use super::cholesky::BlockCholesky;
+use super::ordering::{Elimination, OrderRule};
+use crate::constraint::{JacobianRow, RowStorage};
+use crate::math::Mat3;
+use std::ops::Range;
+
+const NONE: u32 = u32::MAX;
+
+/// Where one row's contributions go in the block matrix.
+#[derive(Debug, Clone, Copy)]
+struct RowBlocks {
+    /// Block position of each side's body, or `NONE` for a body without coordinates.
+    side: [u32; 2],
+    /// Index of the off-diagonal block between the two sides, if both have coordinates.
+    off: u32,
+}
+
+/// The island's body graph, its ordering, the factor, and per-row block positions. Reused
+/// between steps: once warmed up nothing here allocates unless the island grows.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BodySystem {
+    /// Per body slot: its index in the island, `NONE` outside (kept all `NONE` between
+    /// calls).
+    local: Vec<u32>,
+    edges: Vec<(u32, u32)>,
+    elimination: Elimination,
+    factor: BlockCholesky,
+    /// `M` per block position.
+    mass: Vec<Block>,
+    rows: Vec<RowBlocks>,
+    /// Right-hand side, then solution, per block position.
+    rhs: Vec<Six>,
+}
+
+/// A row's Jacobian on its side `s` as one 6-vector `(linear, angular)`.
+#[inline]
+fn side_jacobian(j: &JacobianRow, s: usize) -> Six {
+    let (l, a) = if s == 0 {
+        (j.linear_a, j.angular_a)
+    } else {
+        (j.linear_b, j.angular_b)
+    };
+    [l.x, l.y, l.z, a.x, a.y, a.z]
+}
+
+#[inline]
+fn dot6(a: &Six, b: &Six) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+}
+
+impl BodySystem {
+    /// Orders the bodies `island_bodies` (slots; `inverse_mass`/`inverse_inertia` indexed
+    /// by slot) connected by rows `range` of `rows`, sets up the factor's pattern (for every
+    /// row, so any clamped set fits it) and each row's block positions.
+    pub(crate) fn prepare(
+        &mut self,
+        rows: &RowStorage,
+        range: Range<usize>,
+        island_bodies: &[u32],
+        inverse_mass: &[f64],
+        inverse_inertia: &[Mat3],
+    ) {
+        if self.local.len() < inverse_mass.len() {
+            self.local.resize(inverse_mass.len(), NONE);
+        }
+        for (k, &slot) in island_bodies.iter().enumerate() {
+            self.local[slot as usize] = k as u32;
+        }
+        self.edges.clear();
+        for &[a, b] in &rows.bodies[range.clone()] {
+            let (la, lb) = (self.local[a as usize], self.local[b as usize]);
+            if la != NONE && lb != NONE && la != lb {
+                self.edges.push((la, lb));
+            }
+        }
+        let n = island_bodies.len();
+        self.elimination
+            .compute(n, &self.edges, OrderRule::MinimumDegree);
+        self.factor.set_pattern(&self.elimination);
+        self.mass.clear();
+        self.mass.resize(n, [0.0; 36]);
+        for (k, &slot) in island_bodies.iter().enumerate() {
+            let block = &mut self.mass[self.elimination.position[k] as usize];
+            let m = 1.0 / inverse_mass[slot as usize];
+            let inertia = inverse_inertia[slot as usize].inverse();
+            for i in 0..3 {
+                block[i * 6 + i] = m;
+                for j in 0..3 {
+                    // Mat3 is column-major: col(j)[i] is entry (i, j).
+                    block[(3 + i) * 6 + 3 + j] = inertia.col(j)[i];
+                }
+            }
+        }
+        self.rows.clear();
+        for &[a, b] in &rows.bodies[range] {
+            let side = [a, b].map(|slot| match self.local[slot as usize] {
+                NONE => NONE,
+                k => self.elimination.position[k as usize],
+            });
+            let off = match side {
+                [p, q] if p != NONE && q != NONE && p != q => self
+                    .factor
+                    .find(p.max(q), p.min(q))
+                    .map_or(NONE, |at| at as u32),
+                _ => NONE,
+            };
+            self.rows.push(RowBlocks { side, off });
+        }
+        for &slot in island_bodies {
+            self.local[slot as usize] = NONE;
+        }
+        self.rhs.clear();
+        self.rhs.resize(n, [0.0; 6]);
+    }
+
+    /// Assembles and factors `H = M + J_F^T R_F^-1 J_F` for the rows with `clamped[i]`
+    /// (island rows `range` of `rows`, `r[i]` > 0 their regularisation). `false`: `H` was
+    /// not numerically positive definite.
+    pub(crate) fn factor(
+        &mut self,
+        rows: &RowStorage,
+        range: Range<usize>,
+        clamped: &[bool],
+        r: &[f64],
+    ) -> bool {
+        self.factor.clear();
+        self.factor.diagonal.copy_from_slice(&self.mass);
+        for (i, j) in rows.jacobian[range].iter().enumerate() {
+            if !clamped[i] {
+                continue;
+            }
+            let weight = 1.0 / r[i];
+            let blocks = self.rows[i];
+            let parts = [side_jacobian(j, 0), side_jacobian(j, 1)];
+            for (part, &p) in parts.iter().zip(&blocks.side) {
+                if p != NONE {
+                    add_outer(&mut self.factor.diagonal[p as usize], weight, part, part);
+                }
+            }
+            let [p, q] = blocks.side;
+            if p == NONE || q == NONE {
+                continue;
+            }
+            if p == q {
+                // Both sides on one body: the cross terms land on its diagonal block.
+                let block = &mut self.factor.diagonal[p as usize];
+                add_outer(block, weight, &parts[0], &parts[1]);
+                add_outer(block, weight, &parts[1], &parts[0]);
+            } else if blocks.off != NONE {
+                // Block (max, min): the larger position's part on the left.
+                let (left, right) = if p > q { (0, 1) } else { (1, 0) };
+                add_outer(
+                    &mut self.factor.off[blocks.off as usize],
+                    weight,
+                    &parts[left],
+                    &parts[right],
+                );
+            }
+        }
+        self.factor.factor().is_ok()
+    }
+
+    /// The correction `dx` (written into `dx`, zero off the clamped set) for the residual
+    /// `res` (zero off the clamped set), with the last factorisation.
+    pub(crate) fn correct(
+        &mut self,
+        rows: &RowStorage,
+        range: Range<usize>,
+        clamped: &[bool],
+        r: &[f64],
+        res: &[f64],
+        dx: &mut [f64],
+    ) {
+        for v in &mut self.rhs {
+            *v = [0.0; 6];
+        }
+        let jacobian = &rows.jacobian[range];
+        for (i, j) in jacobian.iter().enumerate() {
+            if !clamped[i] || res[i] == 0.0 {
+                continue;
+            }
+            let scale = res[i] / r[i];
+            for s in 0..2 {
+                let p = self.rows[i].side[s];
+                if p != NONE {
+                    let part = side_jacobian(j, s);
+                    let target = &mut self.rhs[p as usize];
+                    for k in 0..6 {
+                        target[k] += scale * part[k];
+                    }
+                }
+            }
+        }
+        self.factor.solve(&mut self.rhs);
+        for (i, j) in jacobian.iter().enumerate() {
+            if !clamped[i] {
+                dx[i] = 0.0;
+                continue;
+            }
+            let mut moved = 0.0;
+            for s in 0..2 {
+                let p = self.rows[i].side[s];
+                if p != NONE {
+                    moved += dot6(&side_jacobian(j, s), &self.rhs[p as usize]);
+                }
+            }
+            dx[i] = (res[i] - moved) / r[i];
+        }
+    }
+}
