@@ -16,6 +16,7 @@
 //! (limits, contacts) keep their sign: `mu` is bounded like their force, so a penetration is
 //! pushed out but a separated contact never pulled in.
 
+mod active_set;
 mod skyline;
 
 use crate::constraint::{Pose, RowStorage, Softness};
@@ -30,6 +31,7 @@ use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
 use crate::world::settings::{PostStabilization, PostStabilizationMethod};
 use crate::world::JointHandle;
+use active_set::{ActiveSet, Island, Outcome};
 use skyline::Skyline;
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 
@@ -45,11 +47,25 @@ const ONE_SIDED_SWEEPS: usize = 50;
 /// from the new poses, if it still exceeds [`PostStabilization::tolerance`]. 1e-3 was too
 /// loose: S2's deepest penetration grew sixteenfold (BENCHMARKS.md).
 const SWEEP_TOLERANCE: f64 = 1e-5;
+/// Multiply-adds per row that one factorisation of an island with one-sided rows may cost
+/// for the direct solve to be tried: about four Gauss-Seidel sweeps' worth (a row update
+/// costs about 25 ns, a multiply-add of the factorisation about half a nanosecond), since
+/// the active set may factor a few times. A stack's band (S4: about 40 per row) passes; a
+/// wide pile's nearly dense envelope (S1: thousands per row) goes to Gauss-Seidel.
+const DIRECT_WORK_PER_ROW: usize = 200;
 /// Relative regularisation of `J M^-1 J^T`'s diagonal: keeps redundant rows (closed loops)
 /// solvable while changing a well-posed correction by about this fraction.
 const REGULARIZATION: f64 = 1e-10;
 /// Pivot floor of the envelope factorisation, relative to the diagonal.
 const PIVOT_FLOOR: f64 = 1e-9;
+
+/// Penetration (m) a contact may keep beyond the projection slop it is written with
+/// (`contact::rows`, 0.1 mm) before post-stabilisation works on it. Resting piles sink by a
+/// few micrometres per step (the 20-sweep velocity solve is not converged); chasing that to
+/// [`PostStabilization::tolerance`] cost S1 three to four passes of 50 Gauss-Seidel sweeps
+/// every step (60 % of its step) for no visible change, while with this the pyramid gets a
+/// pass every few steps. Joint rows keep the tolerance.
+const CONTACT_TOLERANCE: f64 = 1e-5;
 
 /// Halvings of a Newton step tried before an island's pass is abandoned.
 const MAX_HALVINGS: usize = 5;
@@ -70,10 +86,13 @@ pub(crate) struct PostStabilizer {
     first: Vec<usize>,
     first_row: Vec<usize>,
     skyline: Skyline,
+    active_set: ActiveSet,
     pgs: PgsScratch,
     /// Per island: largest `|C|` and `sum C^2` at the current poses.
     largest: Vec<f64>,
     squares: Vec<f64>,
+    /// Per island: whether a row violates by more than its tolerance.
+    unresolved: Vec<bool>,
     /// Per island during a pass: `sum C^2` before it, the step fraction, and whether the
     /// island is still searching for a decrease.
     squares_before: Vec<f64>,
@@ -113,7 +132,7 @@ impl PostStabilizer {
                 self.touching[slot as usize] = true;
             }
         }
-        self.measure(joints, contacts, hot, softness)?;
+        self.measure(joints, contacts, hot, softness, settings.tolerance)?;
         stats.rows = self.rows.len();
         stats.error_before = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
         let slots = hot.next_pose.len();
@@ -134,13 +153,13 @@ impl PostStabilizer {
             self.fraction.resize(islands, 1.0);
             self.squares_before.clear();
             self.squares_before.extend_from_slice(&self.squares);
-            let needs_work = |k: usize| !self.stalled[k] && self.largest[k] > settings.tolerance;
+            let needs_work = |k: usize| !self.stalled[k] && self.unresolved[k];
             if !(0..islands).any(needs_work) {
                 break;
             }
             self.compute_mass(hot, settings.rotation_weight);
             for k in 0..islands {
-                if !self.stalled[k] && self.largest[k] > settings.tolerance {
+                if !self.stalled[k] && self.unresolved[k] {
                     self.newton_step(k, hot, settings)?;
                     self.searching[k] = true;
                 }
@@ -152,7 +171,7 @@ impl PostStabilizer {
                         self.displace(k, hot);
                     }
                 }
-                self.measure(joints, contacts, hot, softness)?;
+                self.measure(joints, contacts, hot, softness, settings.tolerance)?;
                 if self.islands.len() != islands {
                     // The islands changed under the line search: start a fresh pass.
                     break;
@@ -179,7 +198,7 @@ impl PostStabilizer {
                     break;
                 }
                 if halving == MAX_HALVINGS {
-                    self.measure(joints, contacts, hot, softness)?;
+                    self.measure(joints, contacts, hot, softness, settings.tolerance)?;
                 }
             }
         }
@@ -188,15 +207,18 @@ impl PostStabilizer {
     }
 
     /// Writes the stabilised rows at `hot.next_pose`, finds their islands and each
-    /// island's largest violation and sum of squared violations. A bilateral row violates
-    /// by `|C|`; a one-sided row only on its forbidden side (a contact whose force can only
-    /// push, `lambda >= 0`, by `max(-C, 0)`: separation is not an error).
+    /// island's largest violation and sum of squared violations, and whether a row violates
+    /// by more than `tolerance` (a contact: by more than [`CONTACT_TOLERANCE`], if larger).
+    /// A bilateral row violates by `|C|`; a one-sided row only on its forbidden side (a
+    /// contact whose force can only push, `lambda >= 0`, by `max(-C, 0)`: separation is not
+    /// an error).
     fn measure(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
         contacts: &mut [ContactPoint],
         hot: &HotBodies,
         softness: Softness,
+        tolerance: f64,
     ) -> Result<(), WorldError> {
         self.raw.clear();
         crate::stepper::write_joint_rows(
@@ -208,6 +230,7 @@ impl PostStabilizer {
             &mut self.raw,
             |_, _| {},
         );
+        let first_contact = self.raw.len() as u32;
         // Contacts: one-sided normal rows with the witness points moving with the bodies.
         write_contact_rows(
             contacts,
@@ -221,15 +244,24 @@ impl PostStabilizer {
         self.islands.build(&self.raw, &hot.dynamic, &mut self.rows);
         self.largest.clear();
         self.squares.clear();
+        self.unresolved.clear();
+        let contact_tolerance = tolerance.max(CONTACT_TOLERANCE);
         for k in 0..self.islands.len() {
-            let (mut largest, mut squares) = (0.0f64, 0.0);
+            let (mut largest, mut squares, mut unresolved) = (0.0f64, 0.0, false);
             for i in self.islands.rows(k) {
                 let v = violation(self.rows.error[i], self.rows.lo[i], self.rows.hi[i]);
                 largest = largest.max(v);
                 squares += v * v;
+                let contact = self.islands.origin[i] >= first_contact;
+                unresolved |= v > if contact {
+                    contact_tolerance
+                } else {
+                    tolerance
+                };
             }
             self.largest.push(largest);
             self.squares.push(squares);
+            self.unresolved.push(unresolved);
         }
         if self.squares.iter().all(|v| v.is_finite()) {
             Ok(())
@@ -271,8 +303,10 @@ impl PostStabilizer {
         let all_bilateral = self.islands.nub(k) == self.islands.rows(k).len();
         match settings.method {
             PostStabilizationMethod::Direct if all_bilateral => self.direct(k, hot),
-            PostStabilizationMethod::Direct => self.iterative(k, ONE_SIDED_SWEEPS, hot)?,
-            PostStabilizationMethod::GaussSeidel { sweeps } => self.iterative(k, sweeps, hot)?,
+            PostStabilizationMethod::Direct => self.one_sided_direct(k, hot, settings)?,
+            PostStabilizationMethod::GaussSeidel { sweeps } => {
+                self.iterative(k, sweeps, false, hot)?
+            }
         }
         let bodies = self.islands.bodies(k);
         let largest = bodies.iter().fold(0.0f64, |m, &s| {
@@ -367,12 +401,47 @@ impl PostStabilizer {
         }
     }
 
+    /// Solves island `k`, which has one-sided rows, by an active set of direct solves
+    /// ([`active_set`]) and leaves `M^-1 J^T mu` in `hot.cache`; islands whose
+    /// factorisation would cost more than [`DIRECT_WORK_PER_ROW`] per row, or whose set
+    /// does not settle, go to Gauss-Seidel (the latter warm-started).
+    fn one_sided_direct(
+        &mut self,
+        k: usize,
+        hot: &mut HotBodies,
+        settings: &PostStabilization,
+    ) -> Result<(), WorldError> {
+        let range = self.islands.rows(k);
+        let island = Island {
+            rows: &self.rows,
+            mass: &self.mass,
+            range: range.clone(),
+            bodies: self.islands.bodies(k),
+            dynamic: &hot.dynamic,
+        };
+        let budget = range.len().saturating_mul(DIRECT_WORK_PER_ROW);
+        let outcome =
+            self.active_set
+                .solve(&island, &mut hot.cache, 0.5 * settings.tolerance, budget);
+        match outcome {
+            Outcome::Settled => Ok(()),
+            Outcome::Unsettled => {
+                self.mu.clear();
+                self.mu.extend_from_slice(&self.active_set.mu);
+                self.iterative(k, ONE_SIDED_SWEEPS, true, hot)
+            }
+            Outcome::TooCostly => self.iterative(k, ONE_SIDED_SWEEPS, false, hot),
+        }
+    }
+
     /// Solves island `k` by projected Gauss-Seidel (one-sided rows keep their sign) and
-    /// leaves `M^-1 J^T mu` in `hot.cache`.
+    /// leaves `M^-1 J^T mu` in `hot.cache`; with `warm`, starts from `self.mu` (one entry
+    /// per island row), else from zero.
     fn iterative(
         &mut self,
         k: usize,
         sweeps: usize,
+        warm: bool,
         hot: &mut HotBodies,
     ) -> Result<(), WorldError> {
         let range = self.islands.rows(k);
@@ -394,8 +463,10 @@ impl PostStabilizer {
                 .iter()
                 .map(|d| d * REGULARIZATION),
         );
-        self.mu.clear();
-        self.mu.resize(range.len(), 0.0);
+        if !warm {
+            self.mu.clear();
+            self.mu.resize(range.len(), 0.0);
+        }
         let options = PgsOptions {
             max_iterations: sweeps,
             tolerance: SWEEP_TOLERANCE,
