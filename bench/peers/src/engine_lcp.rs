@@ -7,7 +7,7 @@
 
 use stiction::lcp::BoxedLcp;
 use stiction::scenes::{pyramid, scene_settings, stack, Scene};
-use stiction::Solver;
+use stiction::{ExactSettings, Solver};
 
 /// One island problem of a real step and the same island's problem a step earlier.
 pub struct Captured {
@@ -57,7 +57,9 @@ pub fn stack_problem(boxes: usize, settle: usize) -> Result<Captured, String> {
 pub const PYRAMID_EXACT_STEPS: usize = 2;
 
 /// S1's pyramid of `rows` rows after `settle` iterative steps (cheap at every size), then
-/// [`PYRAMID_EXACT_STEPS`] exact steps and two captured ones.
+/// [`PYRAMID_EXACT_STEPS`] exact steps and two captured ones. The exact stepper's dense row
+/// limit is lifted, so that pyramids of 8 rows and more (islands above 1000 rows, which it
+/// would otherwise hand to its sparse solver) are assembled and solved densely too.
 pub fn pyramid_problem(rows: usize, settle: usize) -> Result<Captured, String> {
     let mut scene =
         pyramid(rows, scene_settings(Solver::iterative())).map_err(|e| e.to_string())?;
@@ -66,7 +68,10 @@ pub fn pyramid_problem(rows: usize, settle: usize) -> Result<Captured, String> {
     }
     scene
         .world
-        .set_solver(Solver::exact())
+        .set_solver(Solver::Exact(ExactSettings {
+            dense_row_limit: usize::MAX,
+            ..ExactSettings::default()
+        }))
         .map_err(|e| e.to_string())?;
     for _ in 0..PYRAMID_EXACT_STEPS {
         scene.world.step(scene.h).map_err(|e| e.to_string())?;

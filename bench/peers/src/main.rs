@@ -5,7 +5,7 @@
 //! ```text
 //! stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] [--budget SECONDS]
 //!                [--row-limit ROWS] [--no-experiments] [--no-lcp | --lcp-only]
-//!                [--export-lcp DIR] [--pyramid-rows 4,6,7]
+//!                [--export-lcp DIR] [--pyramid-rows 4,6,8]
 //! ```
 //!
 //! The exact steppers solve one dense LCP per island, `O(n^3)` in its rows: on the two large
@@ -132,7 +132,7 @@ fn parse_args() -> Result<Options, String> {
                     "usage: stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] \
                             [--budget SECONDS] [--row-limit ROWS] [--no-experiments] \
                             [--no-lcp | --lcp-only] \
-                            [--export-lcp DIR] [--pyramid-rows 4,6,7]"
+                            [--export-lcp DIR] [--pyramid-rows 4,6,8]"
                         .into(),
                 )
             }
