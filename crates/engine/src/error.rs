@@ -295,3 +295,68 @@ pub enum WorldError {
     #[error("constraint solver: {0}")]
     Solver(#[from] stiction_lcp::LcpError),
 }
+
+/// Why a world snapshot could not be written or read back ([`crate::World::save_snapshot`],
+/// [`crate::World::load_snapshot`]). A failed load never yields a partly restored world.
+#[derive(Debug, Error)]
+pub enum SnapshotError {
+    /// Reading or writing the bytes failed.
+    #[error("snapshot I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The bytes do not start with the snapshot magic: not a snapshot at all.
+    #[error("not a stiction snapshot (the file does not start with \"stiction-snapshot\")")]
+    BadMagic,
+    /// The snapshot was written in a format version this build cannot read.
+    #[error(
+        "snapshot format version {found} is not supported (this build reads version {supported})"
+    )]
+    UnsupportedVersion {
+        /// The version in the file.
+        found: u32,
+        /// The only version this build reads.
+        supported: u32,
+    },
+    /// The snapshot ends before its header or its declared payload does.
+    #[error("snapshot is truncated: {expected} bytes expected, {found} present")]
+    Truncated {
+        /// Bytes the header (or the header's payload length) calls for.
+        expected: u64,
+        /// Bytes present.
+        found: u64,
+    },
+    /// More bytes follow the declared payload (a damaged length field or appended data).
+    #[error("snapshot is corrupted: {extra} unexpected bytes after the declared payload")]
+    TrailingBytes {
+        /// How many bytes follow the payload.
+        extra: u64,
+    },
+    /// The payload's checksum differs from the one in the header: the bytes were damaged.
+    #[error("snapshot is corrupted: payload checksum {computed:016x} does not match the stored {stored:016x}")]
+    ChecksumMismatch {
+        /// The checksum in the header.
+        stored: u64,
+        /// The checksum of the payload as read.
+        computed: u64,
+    },
+    /// The checksum matched but the payload does not decode (written by an incompatible build).
+    #[error("snapshot payload cannot be decoded: {reason}")]
+    Malformed {
+        /// The decoder's message.
+        reason: String,
+    },
+    /// The payload decoded but a value in it is invalid; `field` names it
+    /// (e.g. `bodies[3].orientation`).
+    #[error("invalid snapshot content at {field}: {reason}")]
+    InvalidContent {
+        /// Path of the offending value.
+        field: String,
+        /// The rule it breaks.
+        reason: String,
+    },
+    /// The world holds something a snapshot cannot store (e.g. a custom parry shape).
+    #[error("cannot snapshot {what}")]
+    Unsupported {
+        /// What could not be stored.
+        what: String,
+    },
+}

@@ -39,6 +39,7 @@ pub mod math;
 mod poststab;
 pub mod scenes;
 pub mod sleep;
+pub mod snapshot;
 mod sparse;
 mod sparse_exact;
 mod stepper;
@@ -55,7 +56,9 @@ pub use contact::{
     FrictionModel, HookAction, Material,
 };
 pub use diagnostics::{IslandReport, PhaseTimes, PostStabilizationStats, StepPhase, StepStats};
-pub use error::{BodyError, IntegrationError, JointError, MassPropertiesError, WorldError};
+pub use error::{
+    BodyError, IntegrationError, JointError, MassPropertiesError, SnapshotError, WorldError,
+};
 pub use gyroscopic::{
     angular_velocity_after_step, equivalent_torque, AngularStep, ConservingSolver, Convergence,
     EquivalentTorque, GyroscopicMode, RotationalState,
@@ -69,6 +72,7 @@ pub use joint::{
     SliderJoint, UniversalJoint,
 };
 pub use sleep::SleepSettings;
+pub use snapshot::Snapshot;
 pub use world::{
     BodyHandle, CurvatureCorrection, ExactSettings, IterativeSettings, JointHandle,
     PostStabilization, PostStabilizationMethod, Solver, World, WorldSettings,

@@ -110,12 +110,12 @@ impl Activity {
 /// Per-body-slot sleep state.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SleepTracker {
-    asleep: Vec<bool>,
-    group: Vec<u32>,
-    still: Vec<f64>,
+    pub(crate) asleep: Vec<bool>,
+    pub(crate) group: Vec<u32>,
+    pub(crate) still: Vec<f64>,
     /// Pose at which a sleeper fell asleep (moving it wakes it).
-    pose: Vec<Pose>,
-    next_group: u32,
+    pub(crate) pose: Vec<Pose>,
+    pub(crate) next_group: u32,
     to_wake: Vec<u32>,
     /// This step's activity per body slot, plus the ground slot at the end.
     pub(crate) activity: Vec<Activity>,

@@ -3,6 +3,7 @@
 
 pub mod measure;
 pub mod record;
+pub mod snapshot;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,13 @@ pub struct RunArgs {
     /// Output directory (created; files in it are replaced). Default: out/<scene name>.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Write a snapshot of the whole world every N steps, as DIR/snapshot-<step>.bin.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub snapshot_every: Option<u64>,
+    /// Continue from a snapshot of this scene (written by --snapshot-every): runs the steps
+    /// after it; the CSV files hold those steps' rows only.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -40,9 +48,14 @@ DIR/joint_forces.csv and DIR/contact_forces.csv (if the scene's [record] asks) a
 DIR/summary.json; \
 docs/scene-format.md lists their columns.
 
+With --snapshot-every N, also DIR/snapshot-<step>.bin after every N-th step (the complete \
+world, for --resume). With --resume FILE, the run continues after the snapshot's step: the \
+scene file must be the one the snapshot was taken from (same settings and overrides), and \
+the CSV files hold the rows of the later steps, identical to the uninterrupted run's.
+
 Exit status: 0 the run finished; 1 a step failed (the files hold every step before it); \
-2 bad input (unreadable, malformed or unphysical scene), with one `error: ` line on stderr \
-and nothing written.";
+2 bad input (unreadable, malformed or unphysical scene; a truncated, corrupted or foreign \
+snapshot), with one `error: ` line on stderr and nothing written.";
 
 /// Command-line changes to a scene's run settings.
 #[derive(Debug, Args, Clone, Default)]
@@ -124,6 +137,9 @@ pub struct RunSummary {
     pub files: Vec<String>,
     /// Why the run stopped early, if it did.
     pub error: Option<String>,
+    /// The step of the snapshot the run continued from (`--resume`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_from_step: Option<u64>,
 }
 
 /// Reads a scene, applies the overrides and builds it, refusing bad input before anything is
@@ -142,9 +158,19 @@ pub fn default_out(name: &str) -> PathBuf {
 
 /// `stiction run`.
 pub fn run(args: RunArgs) -> Result<std::process::ExitCode, CliError> {
-    let (file, built) = prepare(&args.scene, &args.overrides)?;
+    let (file, mut built) = prepare(&args.scene, &args.overrides)?;
+    // A bad snapshot is refused before the run directory is touched.
+    let first_step = match &args.resume {
+        Some(path) => Some(snapshot::resume(path, &file, &mut built)?),
+        None => None,
+    };
     let out = args.out.unwrap_or_else(|| default_out(&built.name));
-    let summary = execute(&file, built, &out, args.output.show_progress())?;
+    let options = RunOptions {
+        progress: args.output.show_progress(),
+        snapshot_every: args.snapshot_every,
+        resumed_from_step: first_step,
+    };
+    let summary = execute_with(&file, built, &out, &options)?;
     args.output
         .print_summary(&summary, &summary_lines(&summary));
     Ok(summary_exit(&summary))
@@ -159,13 +185,41 @@ pub fn summary_exit(summary: &RunSummary) -> std::process::ExitCode {
     }
 }
 
+/// How [`execute_with`] runs a scene beyond what the scene file says.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Show a progress bar (on a terminal, for runs over half a second).
+    pub progress: bool,
+    /// Write a snapshot after every this many steps.
+    pub snapshot_every: Option<u64>,
+    /// The scene's world is a snapshot taken after this step: run the steps after it and
+    /// record only those.
+    pub resumed_from_step: Option<u64>,
+}
+
 /// Steps a built scene, writing the run directory `out`.
 pub fn execute(
     file: &SceneFile,
-    mut scene: BuiltScene,
+    scene: BuiltScene,
     out: &Path,
     progress: bool,
 ) -> Result<RunSummary, CliError> {
+    let options = RunOptions {
+        progress,
+        ..RunOptions::default()
+    };
+    execute_with(file, scene, out, &options)
+}
+
+/// [`execute`] with snapshots and resuming.
+pub fn execute_with(
+    file: &SceneFile,
+    mut scene: BuiltScene,
+    out: &Path,
+    options: &RunOptions,
+) -> Result<RunSummary, CliError> {
+    let progress = options.progress;
+    let first_step = options.resumed_from_step.unwrap_or(0);
     std::fs::create_dir_all(out).map_err(|e| CliError::write(out, e))?;
     let scene_json = serde_json::to_string_pretty(file).map_err(std::io::Error::other);
     let scene_json = scene_json.map_err(|e| CliError::write(out, e))?;
@@ -174,9 +228,13 @@ pub fn execute(
     let mut recorder = Recorder::create(out, &scene).map_err(|e| CliError::write(out, e))?;
 
     let start = measure(&scene.world);
-    recorder
-        .record(&scene, 0, None, &start)
-        .map_err(|e| CliError::write(out, e))?;
+    // A resumed run's starting state is a row of the run it continues (if it was recorded
+    // there, with that step's statistics, which a snapshot does not keep).
+    if options.resumed_from_step.is_none() {
+        recorder
+            .record(&scene, 0, None, &start)
+            .map_err(|e| CliError::write(out, e))?;
+    }
     let bar = Progress::new(scene.steps, progress);
     let started = Instant::now();
     let mut step_ms = Vec::with_capacity(scene.steps as usize);
@@ -184,8 +242,8 @@ pub fn execute(
     let mut unsolved = 0;
     let mut last = start;
     let mut error = None;
-    let mut done = 0;
-    for step in 1..=scene.steps {
+    let mut done = first_step;
+    for step in first_step + 1..=scene.steps {
         let stats = match scene.world.step(scene.h) {
             Ok(stats) => stats.clone(),
             Err(e) => {
@@ -202,6 +260,9 @@ pub fn execute(
             recorder
                 .record(&scene, step, Some(&stats), &last)
                 .map_err(|e| CliError::write(out, e))?;
+        }
+        if options.snapshot_every.is_some_and(|n| step % n == 0) {
+            snapshot::write_snapshot(&scene.world, out, step)?;
         }
         bar.tick(step, started.elapsed());
     }
@@ -228,6 +289,7 @@ pub fn execute(
         steps_with_unsolved_islands: unsolved,
         files: written_files(&scene),
         error,
+        resumed_from_step: options.resumed_from_step,
     };
     let json = serde_json::to_string_pretty(&summary).map_err(std::io::Error::other);
     let json = json.map_err(|e| CliError::write(out, e))?;
@@ -269,7 +331,11 @@ pub fn median(values: &mut [f64]) -> f64 {
 
 /// The human-readable summary.
 pub fn summary_lines(s: &RunSummary) -> Vec<String> {
-    let mut lines = vec![
+    let mut lines = Vec::new();
+    if let Some(step) = s.resumed_from_step {
+        lines.push(format!("resumed from the snapshot of step {step}"));
+    }
+    lines.extend([
         format!(
             "{}: {} of {} steps of {:.4} s ({:.3} s simulated) in {:.2} s, median {:.3} ms/step",
             s.scene, s.steps_done, s.steps, s.h, s.time, s.wall_seconds, s.median_step_ms
@@ -278,7 +344,7 @@ pub fn summary_lines(s: &RunSummary) -> Vec<String> {
             "  {} bodies, {} joints; energy {:.6} J -> {:.6} J; worst LCP residual {:.2e}; joint error {:.2e} m",
             s.bodies, s.joints, s.energy_start, s.energy_end, s.max_residual, s.joint_error_end
         ),
-    ];
+    ]);
     if s.steps_with_unsolved_islands > 0 {
         lines.push(format!(
             "  {} steps had islands solved only approximately",

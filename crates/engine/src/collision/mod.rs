@@ -107,7 +107,7 @@ pub(crate) fn detect(
 pub(crate) struct PairState {
     pub(crate) colliders: [ColliderHandle; 2],
     pub(crate) manifolds: Vec<ContactManifold<(), ContactMemory>>,
-    workspace: Option<ContactManifoldsWorkspace>,
+    pub(crate) workspace: Option<ContactManifoldsWorkspace>,
 }
 
 impl PairState {

@@ -166,6 +166,48 @@ impl<T, H: Handle> Arena<T, H> {
         })
     }
 
+    /// Every slot's generation and value, and the free list in the order `insert` pops it
+    /// (for snapshots, which must reproduce future handles too).
+    pub(crate) fn raw_parts(&self) -> (impl Iterator<Item = (u32, Option<&T>)>, &[u32]) {
+        let slots = self.slots.iter().map(|s| (s.generation, s.value.as_ref()));
+        (slots, &self.free)
+    }
+
+    /// The arena [`Self::raw_parts`] describes. Fails (naming the broken rule) unless the
+    /// free list holds exactly the empty slots, once each.
+    pub(crate) fn from_raw_parts(
+        slots: Vec<(u32, Option<T>)>,
+        free: Vec<u32>,
+    ) -> Result<Self, &'static str> {
+        if u32::try_from(slots.len()).is_err() {
+            return Err("too many slots");
+        }
+        let mut listed = vec![false; slots.len()];
+        for &index in &free {
+            match slots.get(index as usize) {
+                None => return Err("a free-list entry is past the last slot"),
+                Some((_, Some(_))) => return Err("a free-list entry names an occupied slot"),
+                Some((_, None)) if listed[index as usize] => {
+                    return Err("a free-list entry appears twice")
+                }
+                Some((_, None)) => listed[index as usize] = true,
+            }
+        }
+        let live = slots.iter().filter(|(_, v)| v.is_some()).count();
+        if live + free.len() != slots.len() {
+            return Err("an empty slot is missing from the free list");
+        }
+        Ok(Self {
+            slots: slots
+                .into_iter()
+                .map(|(generation, value)| Slot { generation, value })
+                .collect(),
+            free,
+            live,
+            _handle: std::marker::PhantomData,
+        })
+    }
+
     /// The handle of the live value in slot `index`.
     pub(crate) fn handle_at(&self, index: usize) -> Option<H> {
         let slot = self.slots.get(index)?;

@@ -1,0 +1,120 @@
+//! `stiction run --snapshot-every N` and `--resume FILE`: world snapshots in the run
+//! directory, and runs continued from one.
+//!
+//! Snapshots are written as `DIR/snapshot-<step>.bin` after step `<step>` is recorded, each
+//! through a temporary file renamed into place, so a snapshot file is either complete or
+//! absent. A resumed run needs the scene file too: it names the bodies and joints the CSV
+//! files list, and gives the step size, the step count and what to record. The snapshot
+//! must belong to that scene (same bodies, joints and colliders, same world settings, and
+//! a time that its step count reaches with the scene's step size); the CSV files of the
+//! resumed run then hold the rows of the steps after the snapshot, identical byte for byte
+//! to the same rows of the uninterrupted run.
+
+use std::path::{Path, PathBuf};
+
+use stiction::{SnapshotError, World};
+
+use crate::error::CliError;
+use crate::scene::schema::SceneFile;
+use crate::scene::{colliders, BuiltScene};
+
+/// The file a snapshot taken after `step` is written to in the run directory `out`.
+pub fn snapshot_path(out: &Path, step: u64) -> PathBuf {
+    out.join(format!("snapshot-{step}.bin"))
+}
+
+/// Writes the world after `step` to [`snapshot_path`], all or nothing.
+pub fn write_snapshot(world: &World, out: &Path, step: u64) -> Result<PathBuf, CliError> {
+    let path = snapshot_path(out, step);
+    let partial = out.join(format!(".snapshot-{step}.bin.partial"));
+    let result = (|| {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&partial)?);
+        world.save_snapshot(&mut file, step).map_err(|e| match e {
+            SnapshotError::Io(io) => io,
+            other => std::io::Error::other(other),
+        })?;
+        file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&partial, &path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&partial);
+        CliError::write(&path, e)
+    })?;
+    Ok(path)
+}
+
+/// Loads the snapshot `path` into `scene` (replacing its world) after checking that it was
+/// taken from this scene; returns the step it was taken after. On any error `scene` is
+/// unchanged and nothing has been written.
+pub fn resume(path: &Path, file: &SceneFile, scene: &mut BuiltScene) -> Result<u64, CliError> {
+    let bad = |reason: String| CliError::RunDir {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let reader = std::fs::File::open(path).map_err(|source| CliError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let snapshot = World::load_snapshot(std::io::BufReader::new(reader)).map_err(|e| match e {
+        SnapshotError::Io(source) => CliError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => bad(other.to_string()),
+    })?;
+    let (mut world, step) = (snapshot.world, snapshot.step);
+    check_belongs(&world, step, scene).map_err(bad)?;
+    // The contact hook is code, not state: install the scene's again.
+    let handles: Vec<_> = scene
+        .bodies
+        .iter()
+        .map(|b| (b.name.clone(), b.handle))
+        .collect();
+    colliders::filter_jointed_pairs(&mut world, &file.joints, |name| {
+        handles.iter().find(|(n, _)| n == name).map(|(_, h)| *h)
+    });
+    scene.world = world;
+    Ok(step)
+}
+
+/// Why the snapshot's world is not a state of `scene`'s, if it is not.
+fn check_belongs(world: &World, step: u64, scene: &BuiltScene) -> Result<(), String> {
+    let fresh = &scene.world;
+    let counts = |w: &World| (w.body_count(), w.joint_count(), w.collider_count());
+    if counts(world) != counts(fresh)
+        || scene.bodies.iter().any(|b| world.body(b.handle).is_err())
+        || scene.joints.iter().any(|j| world.joint(j.handle).is_err())
+    {
+        return Err(format!(
+            "the snapshot's bodies, joints and colliders are not those of scene `{}`",
+            scene.name
+        ));
+    }
+    // Settings have no equality; their debug text prints every number exactly.
+    if format!("{:?}", world.settings()) != format!("{:?}", fresh.settings()) {
+        return Err(format!(
+            "the snapshot's world settings differ from scene `{}`'s as run now (another \
+             --solver, or an edited scene?)",
+            scene.name
+        ));
+    }
+    if step > scene.steps {
+        return Err(format!(
+            "the snapshot was taken after step {step}, past the run's {} steps",
+            scene.steps
+        ));
+    }
+    // The world sums its steps; the same sum must give its time exactly.
+    let mut time = 0.0;
+    for _ in 0..step {
+        time += scene.h;
+    }
+    if time.to_bits() != world.time().to_bits() {
+        return Err(format!(
+            "the snapshot's time {} s is not step {step} at the scene's step of {} s",
+            world.time(),
+            scene.h
+        ));
+    }
+    Ok(())
+}
