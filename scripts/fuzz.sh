@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target of fuzz/ for a bounded time and reports each one.
+# Runs every fuzz target of fuzz/ (the LCP solvers and readers, and the CLI's scene reader)
+# for a bounded time and reports each one.
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET]      (default 60)
 #
@@ -43,6 +44,10 @@ cargo fuzz build --sanitizer "$sanitizer"
 # The JSON reader starts from real problem files: the examples and the regression corpus.
 mkdir -p fuzz/corpus/lcp_json
 cp examples/lcp/*.json crates/lcp/tests/fuzz_corpus/*.json fuzz/corpus/lcp_json/ 2>/dev/null || true
+# The scene reader starts from the repository's scenes and the CLI's kept scene inputs (good
+# scenes in TOML and JSON, each kind of bad input, and what the scene target found).
+mkdir -p fuzz/corpus/scene
+cp scenes/*.toml crates/cli/tests/scene_fuzz_corpus/* fuzz/corpus/scene/ 2>/dev/null || true
 
 logs="fuzz/logs"
 mkdir -p "$logs"
@@ -52,14 +57,20 @@ for target in "${targets[@]}"; do
     corpus="fuzz/corpus/$target"
     mkdir -p "$corpus" "fuzz/artifacts/$target"
     extra=()
+    max_len=8192
     if [ "$target" = lcp_json ]; then
         extra+=("-dict=fuzz/lcp_json.dict")
+    fi
+    if [ "$target" = scene ]; then
+        # Scene files are longer than problem files (the ragdoll's scene.json is 11 kB).
+        extra+=("-dict=fuzz/scene.dict")
+        max_len=16384
     fi
     log="$logs/$target.log"
     echo "== $target: ${seconds}s"
     status=clean
     if ! cargo fuzz run --sanitizer "$sanitizer" "$target" "$corpus" -- \
-        -max_total_time="$seconds" -timeout="$timeout" -max_len=8192 \
+        -max_total_time="$seconds" -timeout="$timeout" -max_len="$max_len" \
         -print_final_stats=1 "${extra[@]}" >"$log" 2>&1; then
         status="FAILED (see $log and fuzz/artifacts/$target/)"
         failed=1

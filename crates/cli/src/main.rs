@@ -11,7 +11,10 @@ mod lcp_cmd;
 mod output;
 mod render;
 mod run;
-mod scene;
+mod stress;
+
+// The scene reader lives in the library (src/lib.rs) so the fuzz target can reach it.
+use stiction_cli::scene;
 
 use std::process::ExitCode;
 
@@ -41,6 +44,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Solve linear complementarity problems stored as JSON files.
     Lcp(lcp_cmd::LcpArgs),
+    /// Long runs of S4 and a 5000-sphere pile checking finiteness, containment and energy
+    /// after every step (exit 1 at the first violation).
+    Stress(stress::StressArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +57,7 @@ fn main() -> ExitCode {
         Command::Render(args) => render::render(args),
         Command::Bench(args) => bench::bench(args),
         Command::Lcp(args) => lcp_cmd::run(args),
+        Command::Stress(args) => stress::stress(args),
     };
     match outcome {
         Ok(code) => code,

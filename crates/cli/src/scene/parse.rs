@@ -79,8 +79,10 @@ pub fn parse_scene(text: &str, format: Format, path: &Path) -> Result<SceneFile,
         }),
         Format::Json => serde_json::from_str(text).map_err(|e| SceneError::Syntax {
             path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
+            // serde_json says column 0 for an error before a line's first character (an
+            // empty file, an end of input right after a newline); columns here start at 1.
+            line: e.line().max(1),
+            column: e.column().max(1),
             message: strip_json_location(&e.to_string()),
         }),
     }

@@ -15,6 +15,11 @@ use crate::scene::schema::{
 
 type Check = Result<(), FieldError>;
 
+/// The most steps a scene may ask for (through `steps`, or `duration` over `world.step`):
+/// about 46 hours at 60 Hz. `stiction run` keeps a few numbers per step, so a larger count
+/// would reserve memory no machine has before the first step.
+pub const MAX_STEPS: u64 = 10_000_000;
+
 /// Checks every rule; the first broken one is returned.
 pub fn validate(scene: &SceneFile) -> Check {
     if scene.duration.is_some() && scene.steps.is_some() {
@@ -26,10 +31,27 @@ pub fn validate(scene: &SceneFile) -> Check {
     if let Some(duration) = scene.duration {
         positive("duration", duration)?;
     }
-    if scene.steps == Some(0) {
-        return Err(FieldError::invalid("steps", "must be at least 1, got 0"));
+    if let Some(steps) = scene.steps {
+        if !(1..=MAX_STEPS).contains(&steps) {
+            return Err(FieldError::invalid(
+                "steps",
+                format!("must lie in [1, {MAX_STEPS}], got {steps}"),
+            ));
+        }
     }
     world(&scene.world)?;
+    if let Some(duration) = scene.duration {
+        let steps = duration / scene.world.step;
+        if steps > MAX_STEPS as f64 {
+            return Err(FieldError::invalid(
+                "duration",
+                format!(
+                    "asks for {steps:.3e} steps of world.step = {} s; at most {MAX_STEPS}",
+                    scene.world.step
+                ),
+            ));
+        }
+    }
     for (name, material) in &scene.materials {
         self::material(&format!("materials.{name}"), material)?;
     }

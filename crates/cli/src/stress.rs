@@ -1,0 +1,462 @@
+//! `stiction stress`: long runs of the contact scenes that check the engine's invariants after
+//! every step, for the failures a short test never reaches (slow drift, a solver breaking
+//! down after thousands of warm starts, energy crept in by the contact corrections).
+//!
+//! Two scenes, built by [`stiction::scenes`] like `stiction bench`:
+//! - S4 stack-20 for 30,000 steps (ten times the benchmark), with both steppers;
+//! - a pile of 5,000 spheres ([`scenes::sphere_pile`] 25 x 25 x 8, five times S2) for 1,200
+//!   steps, with the iterative stepper only: the whole pile is one island of tens of
+//!   thousands of rows, beyond the exact stepper's dense solve (`--solver exact --scene pile`
+//!   runs it anyway and reports where it stops).
+//!
+//! After every step it checks, stopping that run at the first violation:
+//! - the step was accepted (a refused step is a failure);
+//! - every body's position, orientation and velocities are finite;
+//! - no body has escaped: its centre is above the ground and, in the pile, inside the
+//!   container's inner faces. A body may sink into the ground for a step or two (a sphere
+//!   of the pile lands at up to 13 m/s, 22 cm per step, and is pushed out over the next
+//!   steps), but once its centre is through a surface the contact pushes it out the other
+//!   side: that is a body lost, not a deep contact. The deepest penetration is reported;
+//! - the energy (kinetic + gravitational) never exceeds its initial value by more than the
+//!   work of lifting every body by [`ENERGY_LIFT`]: a closed system with inelastic contacts
+//!   only loses energy, so a rise beyond what the position corrections of a 0.1 mm
+//!   penetration can give is energy the solver made up.
+//!
+//! Exit status 0 when every run kept every invariant, 1 when one did not (the step and the
+//! invariant are printed), 2 for bad options.
+
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use stiction::scenes::{self, Scene};
+use stiction::{BodyHandle, Solver, World};
+
+use crate::bench::BenchSolver;
+use crate::error::{CliError, EXIT_FAILED};
+use crate::output::OutputArgs;
+use crate::run::measure::measure;
+use crate::run::record::max_penetration;
+use crate::run::{median, Progress};
+
+/// How high every body may be lifted, in energy terms, before a rise of the energy fails the
+/// run, m: a hundred times the 0.1 mm penetration the post-stabilisation leaves, far below
+/// anything that looks wrong on screen.
+pub const ENERGY_LIFT: f64 = 0.01;
+
+/// Steps of the S4 run.
+pub const STACK_STEPS: usize = 30_000;
+/// Spheres along each horizontal side of the pile.
+pub const PILE_SIDE: usize = 25;
+/// Layers of the pile (25 x 25 x 8 = 5,000 spheres).
+pub const PILE_LAYERS: usize = 8;
+/// Steps of the pile run (20 simulated seconds: it has long come to rest).
+pub const PILE_STEPS: usize = 1_200;
+
+/// Arguments of `stiction stress`.
+#[derive(Debug, Args)]
+#[command(after_help = STRESS_AFTER)]
+pub struct StressArgs {
+    /// Only this scene [default: both].
+    #[arg(long, value_enum)]
+    pub scene: Option<StressScene>,
+    /// Stepper(s); `both` runs the pile with the iterative stepper only.
+    #[arg(long, value_enum, default_value_t = BenchSolver::Both)]
+    pub solver: BenchSolver,
+    /// Steps per run instead of each scene's own (S4: 30000, pile: 1200).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub steps: Option<u64>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+const STRESS_AFTER: &str = "\
+Checks after every step: the step was accepted; every position, orientation and velocity is \
+finite; no body's centre is below the ground or outside the walls; the energy \
+(kinetic + gravitational) never exceeds its start by more than lifting every body 1 cm.
+
+Exit status: 0 every run kept every invariant; 1 one did not (printed with the step); \
+2 bad options.";
+
+/// The scenes `stiction stress` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StressScene {
+    /// S4 stack-20, 30000 steps.
+    S4,
+    /// 5000 spheres falling into a walled container, 1200 steps.
+    Pile,
+}
+
+/// One run's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct StressRow {
+    /// e.g. `S4 stack-20`.
+    pub scene: String,
+    /// The stepper, `exact` or `iterative`.
+    pub solver: String,
+    /// Dynamic bodies.
+    pub bodies: usize,
+    /// Steps asked for.
+    pub steps: usize,
+    /// Steps that kept every invariant.
+    pub steps_done: usize,
+    /// Wall time of the run, invariant checks included, s.
+    pub wall_seconds: f64,
+    /// Mean wall time of a step (the engine's own timing), ms.
+    pub mean_step_ms: f64,
+    /// Median wall time of a step, ms.
+    pub median_step_ms: f64,
+    /// The largest `E(t) - E(0)` over the steps, J (negative: the energy never rose).
+    pub max_energy_rise: f64,
+    /// The allowed rise, J.
+    pub energy_tolerance: f64,
+    /// The deepest contact penetration of any step, m.
+    pub max_penetration: f64,
+    /// S4: horizontal distance the top box moved, at the end, m.
+    pub top_drift: Option<f64>,
+    /// S4: the largest horizontal distance the top box was from its start, m.
+    pub max_top_drift: Option<f64>,
+    /// S4: the top box's height change at the end, m.
+    pub top_height_error: Option<f64>,
+    /// Island solves the exact stepper handed to Gauss-Seidel, over all steps.
+    pub fallbacks: usize,
+    /// Steps with an island not solved to tolerance.
+    pub steps_with_unsolved_islands: usize,
+    /// The first broken invariant, if any.
+    pub violation: Option<Violation>,
+}
+
+/// A broken invariant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    /// The step after which it was found (1-based).
+    pub step: usize,
+    /// Which invariant: `step failed`, `non-finite state`, `below the ground`,
+    /// `through a wall` or `energy rise`.
+    pub invariant: &'static str,
+    /// The numbers.
+    pub detail: String,
+}
+
+/// `stiction stress`.
+pub fn stress(args: StressArgs) -> Result<std::process::ExitCode, CliError> {
+    let scenes = match args.scene {
+        Some(scene) => vec![scene],
+        None => vec![StressScene::S4, StressScene::Pile],
+    };
+    let steps = args.steps.map(|n| n as usize);
+    let mut rows = Vec::new();
+    for scene in scenes {
+        for solver in solvers(scene, args.solver) {
+            let label = solver_name(&solver);
+            let built = build(scene, solver).map_err(|e| CliError::Usage {
+                option: "--scene",
+                rule: format!("the engine could not build the scene: {e}"),
+            })?;
+            rows.push(stress_run(
+                scene,
+                built,
+                label,
+                steps,
+                args.output.show_progress(),
+            ));
+        }
+    }
+    args.output.print_summary(&rows, &table(&rows));
+    if rows.iter().any(|r| r.violation.is_some()) {
+        Ok(std::process::ExitCode::from(EXIT_FAILED))
+    } else {
+        Ok(std::process::ExitCode::SUCCESS)
+    }
+}
+
+/// The steppers a scene runs with: the pile runs the exact stepper only when asked for alone.
+fn solvers(scene: StressScene, choice: BenchSolver) -> Vec<Solver> {
+    match (scene, choice) {
+        (_, BenchSolver::Exact) => vec![Solver::exact()],
+        (_, BenchSolver::Iterative) | (StressScene::Pile, BenchSolver::Both) => {
+            vec![Solver::iterative()]
+        }
+        (StressScene::S4, BenchSolver::Both) => vec![Solver::exact(), Solver::iterative()],
+    }
+}
+
+fn solver_name(solver: &Solver) -> &'static str {
+    match solver {
+        Solver::Exact(_) => "exact",
+        _ => "iterative",
+    }
+}
+
+fn build(scene: StressScene, solver: Solver) -> Result<Scene, stiction::WorldError> {
+    match scene {
+        StressScene::S4 => scenes::stack_20(solver),
+        StressScene::Pile => {
+            scenes::sphere_pile(PILE_SIDE, PILE_LAYERS, scenes::scene_settings(solver))
+        }
+    }
+}
+
+/// Steps `scene`, checking the invariants after every step.
+fn stress_run(
+    which: StressScene,
+    mut scene: Scene,
+    solver: &str,
+    steps: Option<usize>,
+    progress: bool,
+) -> StressRow {
+    let (label, default_steps, walls) = match which {
+        StressScene::S4 => ("S4 stack-20", STACK_STEPS, None),
+        StressScene::Pile => (
+            "pile-5000",
+            PILE_STEPS,
+            Some(scenes::sphere_pile_half_width(PILE_SIDE)),
+        ),
+    };
+    let steps = steps.unwrap_or(default_steps);
+    let guard = Guard::new(&scene.world, walls);
+    // The top box of S4 (the pile's last sphere is no landmark).
+    let top = scene
+        .bodies
+        .last()
+        .copied()
+        .filter(|_| which == StressScene::S4);
+    let top_position = |world: &World| top.and_then(|b| world.body(b).ok()).map(|b| b.position());
+    let top_start = top_position(&scene.world);
+    let mut row = StressRow {
+        scene: label.to_string(),
+        solver: solver.to_string(),
+        bodies: scene.bodies.len(),
+        steps,
+        steps_done: 0,
+        wall_seconds: 0.0,
+        mean_step_ms: 0.0,
+        median_step_ms: 0.0,
+        max_energy_rise: f64::NEG_INFINITY,
+        energy_tolerance: guard.energy_tolerance,
+        max_penetration: 0.0,
+        top_drift: None,
+        max_top_drift: None,
+        top_height_error: None,
+        fallbacks: 0,
+        steps_with_unsolved_islands: 0,
+        violation: None,
+    };
+    let mut step_ms = Vec::with_capacity(steps);
+    let bar = Progress::new(steps as u64, progress);
+    let started = Instant::now();
+    for step in 1..=steps {
+        let stats = match scene.world.step(scene.h) {
+            Ok(stats) => stats,
+            Err(e) => {
+                row.violation = Some(Violation {
+                    step,
+                    invariant: "step failed",
+                    detail: e.to_string(),
+                });
+                break;
+            }
+        };
+        step_ms.push(stats.times.total.as_secs_f64() * 1e3);
+        row.fallbacks += stats.fallbacks;
+        row.steps_with_unsolved_islands += usize::from(stats.unsolved_islands > 0);
+        let rise = guard.energy_rise(&scene.world);
+        row.max_energy_rise = row.max_energy_rise.max(rise);
+        row.max_penetration = row.max_penetration.max(max_penetration(&scene.world));
+        if let (Some(start), Some(now)) = (top_start, top_position(&scene.world)) {
+            let drift = (now - start).truncate().length();
+            row.max_top_drift = Some(row.max_top_drift.map_or(drift, |d: f64| d.max(drift)));
+        }
+        if let Err((invariant, detail)) = guard.check(&scene.world, &scene.bodies, rise) {
+            row.violation = Some(Violation {
+                step,
+                invariant,
+                detail,
+            });
+            break;
+        }
+        row.steps_done = step;
+        bar.tick(step as u64, started.elapsed());
+    }
+    bar.finish();
+    row.wall_seconds = started.elapsed().as_secs_f64();
+    if !step_ms.is_empty() {
+        row.mean_step_ms = step_ms.iter().sum::<f64>() / step_ms.len() as f64;
+    }
+    row.median_step_ms = median(&mut step_ms);
+    if let (Some(start), Some(end)) = (top_start, top_position(&scene.world)) {
+        row.top_drift = Some((end - start).truncate().length());
+        row.top_height_error = Some(end.z - start.z);
+    }
+    row
+}
+
+/// The invariants of one run, with the initial energy they compare against.
+struct Guard {
+    /// Energy at step 0, J.
+    initial_energy: f64,
+    /// The largest rise allowed, J.
+    energy_tolerance: f64,
+    /// The container's inner half width, m, if it has walls.
+    walls: Option<f64>,
+}
+
+impl Guard {
+    fn new(world: &World, walls: Option<f64>) -> Self {
+        let g = world.settings().gravity.length();
+        let weight: f64 = world
+            .bodies()
+            .filter(|(_, b)| b.is_dynamic() && b.gravity_enabled())
+            .map(|(_, b)| b.mass() * g)
+            .sum();
+        Self {
+            initial_energy: measure(world).energy(),
+            energy_tolerance: weight * ENERGY_LIFT,
+            walls,
+        }
+    }
+
+    /// `E(t) - E(0)`, J.
+    fn energy_rise(&self, world: &World) -> f64 {
+        measure(world).energy() - self.initial_energy
+    }
+
+    /// The first broken invariant among `bodies` (numbered in scene order in the message),
+    /// as (name, numbers).
+    fn check(
+        &self,
+        world: &World,
+        bodies: &[BodyHandle],
+        rise: f64,
+    ) -> Result<(), (&'static str, String)> {
+        for (i, &handle) in bodies.iter().enumerate() {
+            let Ok(body) = world.body(handle) else {
+                return Err(("non-finite state", format!("body {i} is gone")));
+            };
+            let (x, q) = (body.position(), body.orientation());
+            let (v, w) = (body.linear_velocity(), body.angular_velocity());
+            if !(x.is_finite() && q.is_finite() && v.is_finite() && w.is_finite()) {
+                return Err((
+                    "non-finite state",
+                    format!("body {i}: position {x}, orientation {q}, velocity {v}, angular velocity {w}"),
+                ));
+            }
+            if x.z < 0.0 {
+                return Err((
+                    "below the ground",
+                    format!("body {i}: centre at {x}, below the ground z = 0"),
+                ));
+            }
+            if let Some(half_width) = self.walls {
+                if x.x.abs().max(x.y.abs()) > half_width {
+                    return Err((
+                        "through a wall",
+                        format!(
+                            "body {i}: centre at {x}, outside the walls at x, y = +-{half_width} m"
+                        ),
+                    ));
+                }
+            }
+        }
+        // A NaN energy fails too.
+        if rise.is_nan() || rise > self.energy_tolerance {
+            return Err((
+                "energy rise",
+                format!(
+                    "energy {:.6} J is {rise:.6} J above its start {:.6} J (allowed {:.6} J)",
+                    self.initial_energy + rise,
+                    self.initial_energy,
+                    self.energy_tolerance
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The markdown table printed without `--json`.
+fn table(rows: &[StressRow]) -> Vec<String> {
+    let mut lines = vec![
+        "| scene | solver | steps | wall s | mean ms/step | max energy rise (J) | max penetration (m) | top drift (m) | fallbacks | result |".to_string(),
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |".to_string(),
+    ];
+    for r in rows {
+        let result = match &r.violation {
+            None => "pass".to_string(),
+            Some(v) => format!("FAIL at step {}: {}: {}", v.step, v.invariant, v.detail),
+        };
+        let drift = r.top_drift.map_or("-".to_string(), |d| format!("{d:.3e}"));
+        lines.push(format!(
+            "| {} | {} | {}/{} | {:.1} | {:.3} | {:.3e} (allowed {:.3}) | {:.3e} | {} | {} | {} |",
+            r.scene,
+            r.solver,
+            r.steps_done,
+            r.steps,
+            r.wall_seconds,
+            r.mean_step_ms,
+            r.max_energy_rise,
+            r.energy_tolerance,
+            r.max_penetration,
+            drift,
+            r.fallbacks,
+            result
+        ));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stiction::math::Vec3;
+
+    #[test]
+    fn a_resting_stack_keeps_every_invariant_and_a_sunk_or_launched_box_does_not() {
+        let mut scene = scenes::stack(2, scenes::scene_settings(Solver::exact())).unwrap();
+        let guard = Guard::new(&scene.world, None);
+        // 2 kg of boxes: the allowed rise is lifting them 1 cm.
+        assert!((guard.energy_tolerance - 2.0 * 9.81 * ENERGY_LIFT).abs() < 1e-12);
+        let check = |scene: &Scene| {
+            let rise = guard.energy_rise(&scene.world);
+            guard
+                .check(&scene.world, &scene.bodies, rise)
+                .map(|()| rise)
+        };
+        assert_eq!(check(&scene), Ok(0.0));
+
+        let bottom = scene.bodies[0];
+        let body = scene.world.body_mut(bottom).unwrap();
+        body.set_position(Vec3::new(0.0, 0.0, -0.01)).unwrap();
+        let (name, detail) = check(&scene).unwrap_err();
+        assert_eq!(name, "below the ground");
+        assert!(detail.starts_with("body 0: "), "{detail}");
+
+        // Back in place, but moving up at 1 m/s: 0.5 J of kinetic energy against an
+        // allowance of 0.196 J.
+        let body = scene.world.body_mut(bottom).unwrap();
+        body.set_position(Vec3::new(0.0, 0.0, 0.5)).unwrap();
+        body.set_linear_velocity(Vec3::Z).unwrap();
+        let rise = guard.energy_rise(&scene.world);
+        assert!((rise - 0.5).abs() < 1e-12, "{rise}");
+        assert_eq!(check(&scene).unwrap_err().0, "energy rise");
+        // At 0.4 m/s (0.08 J) it is within the allowance.
+        let body = scene.world.body_mut(bottom).unwrap();
+        body.set_linear_velocity(0.4 * Vec3::Z).unwrap();
+        assert!(check(&scene).is_ok());
+    }
+
+    #[test]
+    fn a_sphere_past_a_wall_is_caught() {
+        let mut scene =
+            scenes::sphere_pile(2, 1, scenes::scene_settings(Solver::iterative())).unwrap();
+        let half_width = scenes::sphere_pile_half_width(2);
+        let guard = Guard::new(&scene.world, Some(half_width));
+        assert_eq!(guard.check(&scene.world, &scene.bodies, 0.0), Ok(()));
+        let body = scene.world.body_mut(scene.bodies[1]).unwrap();
+        body.set_position(Vec3::new(0.0, -half_width - 0.01, 1.0))
+            .unwrap();
+        let (name, detail) = guard.check(&scene.world, &scene.bodies, 0.0).unwrap_err();
+        assert_eq!(name, "through a wall");
+        assert!(detail.starts_with("body 1: "), "{detail}");
+    }
+}
