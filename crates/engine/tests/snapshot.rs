@@ -349,9 +349,15 @@ fn every_collider_shape_resumes_bit_for_bit_with_both_steppers() {
 
 #[test]
 fn sleeping_bodies_and_reused_slots_resume_bit_for_bit() {
+    for solver in [Solver::exact(), Solver::iterative()] {
+        sleeping_and_reused_slots(solver);
+    }
+}
+
+fn sleeping_and_reused_slots(solver: Solver) {
     let settings = WorldSettings {
         sleep: SleepSettings::on(),
-        ..scenes::scene_settings(Solver::exact())
+        ..scenes::scene_settings(solver)
     };
     let mut pyramid = scenes::pyramid(3, settings).unwrap();
     // Free a slot (its generation moves on) so handles and the free list must round-trip.
@@ -565,4 +571,87 @@ fn invalid_content_with_a_valid_checksum_names_the_field() {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Decodes the payload of `bytes`, lets `change` edit it, and re-frames it with a correct
+/// length and checksum: content errors behind an intact envelope.
+fn forge(bytes: &[u8], change: impl FnOnce(&mut ciborium::Value)) -> Vec<u8> {
+    let mut value: ciborium::Value = ciborium::from_reader(&bytes[HEADER_LEN..]).unwrap();
+    change(&mut value);
+    let mut payload = Vec::new();
+    ciborium::into_writer(&value, &mut payload).unwrap();
+    let mut forged = bytes[..HEADER_LEN].to_vec();
+    forged[21..29].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    forged.extend_from_slice(&payload);
+    reseal(&mut forged);
+    forged
+}
+
+/// The entry `key` of a CBOR map.
+fn entry<'a>(value: &'a mut ciborium::Value, key: &str) -> &'a mut ciborium::Value {
+    let map = value.as_map_mut().expect("a map");
+    &mut map
+        .iter_mut()
+        .find(|(k, _)| k.as_text() == Some(key))
+        .unwrap_or_else(|| panic!("no {key}"))
+        .1
+}
+
+/// Element `i` of a CBOR array.
+fn item(value: &mut ciborium::Value, i: usize) -> &mut ciborium::Value {
+    &mut value.as_array_mut().expect("an array")[i]
+}
+
+fn field_of(bytes: &[u8]) -> String {
+    match World::load_snapshot(bytes) {
+        Err(SnapshotError::InvalidContent { field, .. }) => field,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn forged_handles_free_lists_settings_and_poses_are_refused_by_name() {
+    let mut world = every_joint(Solver::exact());
+    world.step(1.0 / 60.0).unwrap();
+    let bytes = save(&world, 1);
+    assert!(World::load_snapshot(&bytes[..]).is_ok());
+    let int = |n: u32| ciborium::Value::Integer(n.into());
+
+    // A joint naming a body by a stale generation.
+    let forged = forge(&bytes, |v| {
+        let slots = entry(entry(v, "joints"), "slots");
+        let joint = item(item(slots, 0), 1);
+        *item(entry(joint, "body_a"), 1) = int(7);
+    });
+    assert_eq!(field_of(&forged), "joints[0].body_a");
+
+    // A free list naming an occupied slot.
+    let forged = forge(&bytes, |v| {
+        *entry(entry(v, "bodies"), "free") = ciborium::Value::Array(vec![int(0)]);
+    });
+    assert_eq!(field_of(&forged), "bodies");
+
+    // An out-of-range setting.
+    let forged = forge(&bytes, |v| {
+        let solver = entry(entry(v, "settings"), "solver");
+        let exact = entry(solver, "Exact");
+        *entry(entry(exact, "fallback"), "omega") = ciborium::Value::Float(2.5);
+    });
+    assert_eq!(field_of(&forged), "settings");
+
+    // A body orientation that is not a unit quaternion.
+    let forged = forge(&bytes, |v| {
+        let slots = entry(entry(v, "bodies"), "slots");
+        let body = item(item(slots, 2), 1);
+        *item(entry(body, "orientation"), 3) = ciborium::Value::Float(2.0);
+    });
+    assert_eq!(field_of(&forged), "bodies[2].orientation");
+
+    // A collider on a body that does not exist.
+    let forged = forge(&bytes, |v| {
+        let slots = entry(entry(v, "colliders"), "slots");
+        let collider = item(item(slots, 0), 1);
+        *entry(collider, "body") = ciborium::Value::Array(vec![int(99), int(0)]);
+    });
+    assert_eq!(field_of(&forged), "colliders[0].body");
 }

@@ -252,6 +252,31 @@ impl BodyRecord {
     }
 }
 
+/// The geometry a crafted file could make poisonous: a half-space needs a unit normal,
+/// every other shape finite bounds with some extent (a bounded box of its parts for a
+/// compound).
+fn check_shape(shape: &SharedShape, field: &str) -> Result<(), SnapshotError> {
+    if let Some(plane) = shape.as_halfspace() {
+        let n = plane.normal;
+        return if n.is_finite() && (n.length() - 1.0).abs() <= 1e-9 {
+            Ok(())
+        } else {
+            Err(invalid(field, "a half-space needs a finite unit normal"))
+        };
+    }
+    let aabb = shape.compute_local_aabb();
+    let extents = aabb.maxs - aabb.mins;
+    let finite = aabb.mins.is_finite() && aabb.maxs.is_finite();
+    if finite && extents.min_element() >= 0.0 && extents.max_element() > 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(
+            field,
+            "the shape's bounds are not finite or have no extent",
+        ))
+    }
+}
+
 /// A unit quaternion to round-off (as every pose update leaves it).
 pub(crate) fn check_unit_quaternion(q: Quat, field: &str) -> Result<(), SnapshotError> {
     if q.is_finite() && (q.length() - 1.0).abs() <= 1e-9 {
@@ -350,6 +375,7 @@ impl ColliderRecord {
         }
         check_unit_quaternion(self.orientation, &at("orientation"))?;
         check_unit_quaternion(self.shape_frame, &at("shape_frame"))?;
+        check_shape(&self.shape, &at("shape"))?;
         if let Some(compound) = self.shape.as_compound() {
             if compound
                 .shapes()

@@ -140,17 +140,33 @@ impl World {
     }
 
     fn snapshot_payload(&self, step: u64) -> Result<Vec<u8>, SnapshotError> {
+        // Exhaustive on purpose: a field added to the world fails to compile here until
+        // it is either stored or listed as rebuilt by every step.
+        let World {
+            bodies,
+            joints,
+            colliders,
+            settings,
+            stats: _,
+            scratch: _,
+            time,
+            collision,
+            hook: _,
+            sleep,
+            contacts,
+            wrenches,
+        } = self;
         let payload = Payload {
             step,
-            time: self.time,
-            settings: SettingsRecord::of(&self.settings),
-            bodies: ArenaRecord::of(&self.bodies, BodyRecord::of),
-            joints: ArenaRecord::of(&self.joints, JointRecord::of),
-            colliders: ArenaRecord::of(&self.colliders, ColliderRecord::of),
-            pairs: self.collision.pairs.iter().map(PairRecord::of).collect(),
-            sleep: SleepRecord::of(&self.sleep),
-            contacts: self.contacts.iter().map(ContactRecord::of).collect(),
-            wrenches: self.wrenches.iter().map(contacts::wrench_record).collect(),
+            time: *time,
+            settings: SettingsRecord::of(settings),
+            bodies: ArenaRecord::of(bodies, BodyRecord::of),
+            joints: ArenaRecord::of(joints, JointRecord::of),
+            colliders: ArenaRecord::of(colliders, ColliderRecord::of),
+            pairs: collision.pairs.iter().map(PairRecord::of).collect(),
+            sleep: SleepRecord::of(sleep),
+            contacts: contacts.iter().map(ContactRecord::of).collect(),
+            wrenches: wrenches.iter().map(contacts::wrench_record).collect(),
         };
         let mut bytes = Vec::new();
         ciborium::into_writer(&payload, &mut bytes).map_err(|e| SnapshotError::Unsupported {
