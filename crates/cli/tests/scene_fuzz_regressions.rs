@@ -108,3 +108,39 @@ fn step_counts_beyond_the_limit_are_refused_by_field() {
     let file = parse_scene(text, Format::Toml, Path::new("s.toml")).unwrap();
     assert_eq!(validate(&file), Ok(()));
 }
+
+fn orientation_of_first_body(name: &str) -> stiction::math::Quat {
+    let path = corpus_dir().join(name);
+    let text = fs::read_to_string(&path).unwrap();
+    let file = parse_scene(&text, Format::Toml, &path).unwrap();
+    let built = stiction_cli::scene::check_and_build(&file, &path).expect("builds");
+    built
+        .world
+        .body(built.bodies[0].handle)
+        .unwrap()
+        .orientation()
+}
+
+/// Found by probing the validator against the builder with the fuzz properties: a
+/// quaternion or axis whose squared length overflows (`[1e200, 1e200, 0, 0]`) or underflows
+/// (`[1e-170, 0, 0, 0]`, axis `[1e-200, 0, 0]`) was refused with an engine message or
+/// called "zero", though each is a rotation like any other. The builder now scales before
+/// normalising.
+#[test]
+fn extreme_but_valid_directions_build_into_the_rotation_they_describe() {
+    let half = std::f64::consts::FRAC_1_SQRT_2;
+    let q = orientation_of_first_body("extreme_quat_huge.toml");
+    assert!(
+        (q.w - half).abs() < 1e-15 && (q.x - half).abs() < 1e-15,
+        "{q}"
+    );
+    let q = orientation_of_first_body("extreme_quat_tiny.toml");
+    assert_eq!(q, stiction::math::Quat::IDENTITY);
+    let q = orientation_of_first_body("extreme_axis_tiny.toml");
+    let expected = stiction::math::Quat::from_rotation_x(30f64.to_radians());
+    assert!(q.abs_diff_eq(expected, 1e-15), "{q}");
+    let path = corpus_dir().join("extreme_joint_axes.toml");
+    let file = parse_scene(&fs::read_to_string(&path).unwrap(), Format::Toml, &path).unwrap();
+    let built = stiction_cli::scene::check_and_build(&file, &path).expect("builds");
+    assert_eq!(built.joints.len(), 2);
+}

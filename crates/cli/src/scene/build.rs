@@ -201,13 +201,28 @@ fn gyroscopic(mode: GyroscopicDesc) -> GyroscopicMode {
 
 /// A rotation from the file's quaternion `[w, x, y, z]` or axis and angle.
 pub fn rotation(quaternion: Option<[f64; 4]>, axis_angle: Option<&AxisAngle>) -> Quat {
-    if let Some([w, x, y, z]) = quaternion {
+    if let Some(q) = quaternion {
+        let [w, x, y, z] = unit_scaled(q);
         return Quat::from_xyzw(x, y, z, w).normalize();
     }
     if let Some(r) = axis_angle {
-        return Quat::from_axis_angle(Vec3::from_array(r.axis).normalize(), r.degrees.to_radians());
+        let axis = Vec3::from_array(unit_scaled(r.axis)).normalize();
+        return Quat::from_axis_angle(axis, r.degrees.to_radians());
     }
     Quat::IDENTITY
+}
+
+/// `v` divided by its largest absolute component, so that normalising it neither overflows
+/// (`[1e200, 1e200, 0]` has an infinite length) nor underflows (`[1e-200, 0, 0]` has a zero
+/// one): any finite, non-zero direction the validator accepted then normalises. A zero `v`
+/// is returned as it is.
+pub fn unit_scaled<const N: usize>(v: [f64; N]) -> [f64; N] {
+    let largest = v.iter().fold(0.0_f64, |m, c| m.max(c.abs()));
+    if largest > 0.0 {
+        v.map(|c| c / largest)
+    } else {
+        v
+    }
 }
 
 fn geometry(shape: &ShapeDesc) -> Geometry {
@@ -408,7 +423,13 @@ fn joint_kind(
     let pose_b = world.pose(body_b).map_err(engine)?;
     // Validation made sure each type has the fields it needs.
     let vector = |v: Option<[f64; 3]>| Vec3::from_array(v.unwrap_or_default());
-    let (anchor, axis, axis2) = (vector(desc.anchor), vector(desc.axis), vector(desc.axis2));
+    // The engine normalises axes itself; scaled first, so that tiny or huge ones survive it.
+    let direction = |v: Option<[f64; 3]>| Vec3::from_array(unit_scaled(v.unwrap_or_default()));
+    let (anchor, axis, axis2) = (
+        vector(desc.anchor),
+        direction(desc.axis),
+        direction(desc.axis2),
+    );
     let first = control(desc.limits.as_ref(), desc.motor.as_ref(), path)?;
     let second = control(desc.limits2.as_ref(), desc.motor2.as_ref(), path)?;
     Ok(match desc.kind {

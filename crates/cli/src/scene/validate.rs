@@ -479,8 +479,9 @@ fn rotation(path: &str, quaternion: Option<[f64; 4]>, axis_angle: Option<&AxisAn
         ));
     }
     if let Some(q) = quaternion {
-        let length = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-        if !(q.iter().all(|c| c.is_finite()) && length > 0.0) {
+        // Not a length test: the squares of [1e-170, 0, 0, 0] underflow to zero, yet it is a
+        // rotation like any other (the builder scales before normalising).
+        if !(q.iter().all(|c| c.is_finite()) && q.iter().any(|c| *c != 0.0)) {
             return Err(FieldError::invalid(
                 format!("{path}.orientation"),
                 format!("must be a finite, non-zero quaternion [w, x, y, z], got {q:?}"),
