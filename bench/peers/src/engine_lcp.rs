@@ -15,14 +15,21 @@ pub struct Captured {
     pub problem: BoxedLcp,
     /// The same island's problem one step earlier (`None` if its size changed).
     pub previous: Option<BoxedLcp>,
+    /// How the engine's own step solved `problem`: pivots, and whether it was warm-started.
+    pub engine_solve: (usize, bool),
 }
 
 /// Steps `scene` twice with problem capture on and returns its single island's problems.
 fn capture_two_steps(scene: &mut Scene) -> Result<Captured, String> {
     scene.world.set_capture_problems(true);
     let mut problems = Vec::with_capacity(2);
+    let mut engine_solve = (0, false);
     for _ in 0..2 {
-        scene.world.step(scene.h).map_err(|e| e.to_string())?;
+        let stats = scene.world.step(scene.h).map_err(|e| e.to_string())?;
+        engine_solve = (
+            stats.pivots,
+            stats.island_reports.iter().all(|r| r.warm_started),
+        );
         let captured = scene.world.captured_problems();
         match captured {
             [one] => problems.push(one.clone()),
@@ -40,7 +47,11 @@ fn capture_two_steps(scene: &mut Scene) -> Result<Captured, String> {
     scene.world.set_capture_problems(false);
     let problem = problems.pop().expect("two problems were pushed");
     let previous = problems.pop().filter(|p| p.len() == problem.len());
-    Ok(Captured { problem, previous })
+    Ok(Captured {
+        problem,
+        previous,
+        engine_solve,
+    })
 }
 
 /// S4 (`boxes` unit boxes stacked) after `settle` exact steps, then two captured exact steps.

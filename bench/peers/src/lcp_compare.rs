@@ -84,7 +84,12 @@ fn engine_problems(which: &EngineProblems, notes: &mut Vec<String>) -> Vec<Probl
     });
     for outcome in std::iter::once(stack).chain(pyramids) {
         match outcome {
-            Ok((name, origin, captured)) => {
+            Ok((name, mut origin, captured)) => {
+                let (pivots, warm) = captured.engine_solve;
+                origin.push_str(&format!(
+                    "; the engine's step solved it {} in {pivots} pivots",
+                    if warm { "warm-started" } else { "cold" }
+                ));
                 eprintln!("  captured {name}: {} rows", captured.problem.len());
                 out.push(Problem {
                     store: captured.problem.len() <= STORE_MAX_ROWS,
