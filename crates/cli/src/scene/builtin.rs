@@ -68,3 +68,8 @@ pub fn find(name: &str) -> Option<(&'static str, &'static str)> {
         .find(|(n, _, _)| *n == name)
         .map(|(_, file, text)| (*file, *text))
 }
+
+/// The names of the built-in scenes, in the order above.
+pub fn names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(name, _, _)| *name).collect()
+}

@@ -14,6 +14,12 @@ pub enum SceneError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// The path names neither a file nor a built-in scene.
+    #[error("{}: no such file, and no built-in scene of that name (built-in: {})", path.display(), crate::scene::builtin::names().join(", "))]
+    UnknownScene {
+        /// The path as given.
+        path: PathBuf,
+    },
     /// The file's name does not say which format it is in.
     #[error("{}: unknown scene format: the file name must end in .toml or .json", path.display())]
     UnknownFormat {

@@ -34,6 +34,12 @@ pub fn read_scene(path: &Path) -> Result<SceneFile, SceneError> {
     if let Some(text) = builtin_text(path) {
         return parse_scene(text, Format::Toml, &label(path));
     }
+    if path.extension().is_none() && !path.exists() {
+        // A bare name: a misspelt built-in scene more likely than a file without extension.
+        return Err(SceneError::UnknownScene {
+            path: path.to_path_buf(),
+        });
+    }
     let format = Format::of(path).ok_or_else(|| SceneError::UnknownFormat {
         path: path.to_path_buf(),
     })?;
