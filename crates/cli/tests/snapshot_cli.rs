@@ -83,6 +83,36 @@ fn assert_resume_matches(scene: &str, extra: &[&str]) {
         assert_eq!(stats, stats_after(&whole.join("stats.csv"), from));
         assert!(!stats.is_empty());
     }
+    // A resumed run writes snapshots too, and resuming from one of those is just as exact.
+    let again = dir.path().join("again");
+    let first = whole.join("snapshot-20.bin");
+    run(
+        scene,
+        &again,
+        &[
+            &[
+                "--resume",
+                first.to_str().unwrap(),
+                "--snapshot-every",
+                "20",
+            ],
+            extra,
+        ]
+        .concat(),
+    );
+    assert!(!again.join("snapshot-20.bin").exists());
+    let second = again.join("snapshot-40.bin");
+    let last = dir.path().join("last");
+    run(
+        scene,
+        &last,
+        &[&["--resume", second.to_str().unwrap()], extra].concat(),
+    );
+    assert_eq!(
+        rows_after(&last.join("trajectory.csv"), 0),
+        rows_after(&whole.join("trajectory.csv"), 40),
+        "{scene}: resumed twice"
+    );
 }
 
 #[test]
