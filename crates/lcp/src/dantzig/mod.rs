@@ -30,6 +30,7 @@
 
 pub mod ldlt;
 mod pivot;
+mod repair;
 mod warm;
 
 use crate::boxed_lemke::solve_boxed_lemke;
@@ -129,6 +130,8 @@ pub(crate) enum Set {
 pub struct DantzigSolver {
     order: Vec<usize>,
     x: Vec<f64>,
+    /// The last pass's own answer, kept while `settle_friction` tries to improve it.
+    pass_x: Vec<f64>,
     w: Vec<f64>,
     lo: Vec<f64>,
     hi: Vec<f64>,
@@ -202,6 +205,7 @@ impl DantzigSolver {
         let n = p.len();
         for v in [
             &mut self.x,
+            &mut self.pass_x,
             &mut self.w,
             &mut self.lo,
             &mut self.hi,
@@ -389,20 +393,29 @@ impl DantzigSolver {
                 return Ok(());
             }
         }
-        let mut friction_fixed = false;
+        let n = p.len();
         loop {
             self.friction_passes += 1;
-            self.cold_pass(p, friction_fixed)?;
+            if self.friction_passes == 1 {
+                self.cold_pass(p)?;
+            } else {
+                // Bounds from the newest normal forces; the sets of the last pass are kept.
+                self.repair_pass(p)?;
+            }
             self.polish(p);
-            if !has_friction || self.friction_consistent(p) || self.settle_friction(p) {
+            if !has_friction || self.friction_consistent(p) {
+                return Ok(());
+            }
+            self.pass_x[..n].copy_from_slice(&self.x[..n]);
+            if self.settle_friction(p) {
                 return Ok(());
             }
             if self.friction_passes >= self.friction_pass_limit {
-                // Report the best answer; the residual will show the inconsistency.
+                // Report the pass's own answer (a failed settle may leave a worse state);
+                // the residual will show the inconsistency.
+                self.x[..n].copy_from_slice(&self.pass_x[..n]);
                 return Ok(());
             }
-            self.set_friction_bounds(p);
-            friction_fixed = true;
         }
     }
 

@@ -76,23 +76,31 @@ impl RatioTest {
 }
 
 impl DantzigSolver {
-    /// One full pass over all indices from scratch. `friction_fixed` says whether the
-    /// friction bounds in `self.lo/hi` are already set (later passes) or must be set from
-    /// the normal forces when the first friction row is reached (ODE's rule, first pass).
-    pub(super) fn cold_pass(&mut self, p: &BoxedLcp, friction_fixed: bool) -> Result<(), Status> {
+    /// One full pass over all indices from scratch. Each friction row takes its bounds from
+    /// its normal force at the moment it is driven (normal rows come first in `order`, so
+    /// that force is already solved, and it includes what the friction rows driven before
+    /// moved it by): a better start than bounds frozen when the first friction row is
+    /// reached (ODE's rule), though still not the final normals, which the friction passes
+    /// of `solve_prepared` settle.
+    pub(super) fn cold_pass(&mut self, p: &BoxedLcp) -> Result<(), Status> {
         let n = p.len();
         self.clear_sets(n);
-        let mut friction_set = friction_fixed;
         let factored = self.factor_unbounded_block(p);
         for k in factored..n {
             let i = self.order[k];
-            if !friction_set && p.findex[i].is_some() {
-                self.set_friction_bounds(p);
-                friction_set = true;
+            if let Some(j) = p.findex[i] {
+                self.set_friction_bound(p, i, j);
             }
             self.drive(p, i)?;
         }
         self.revisit_parked(p)
+    }
+
+    /// Bounds of friction row `t` from the current force of its normal row `j`.
+    pub(super) fn set_friction_bound(&mut self, p: &BoxedLcp, t: usize, j: usize) {
+        let h = (p.hi[t] * self.x[j]).abs();
+        self.lo[t] = -h;
+        self.hi[t] = h;
     }
 
     /// ODE's start: the leading unbounded rows (`order` lists them first) enter C one after
@@ -146,15 +154,13 @@ impl DantzigSolver {
     pub(super) fn set_friction_bounds(&mut self, p: &BoxedLcp) {
         for t in 0..p.len() {
             if let Some(j) = p.findex[t] {
-                let h = (p.hi[t] * self.x[j]).abs();
-                self.lo[t] = -h;
-                self.hi[t] = h;
+                self.set_friction_bound(p, t, j);
             }
         }
     }
 
     /// Re-drives parked rows whose slack moved away from zero when C changed under them.
-    fn revisit_parked(&mut self, p: &BoxedLcp) -> Result<(), Status> {
+    pub(super) fn revisit_parked(&mut self, p: &BoxedLcp) -> Result<(), Status> {
         for _round in 0..p.len() + 1 {
             let mut changed = false;
             let mut k = 0;
@@ -178,7 +184,7 @@ impl DantzigSolver {
     }
 
     /// Slack tolerance relative to the problem's current scale.
-    fn w_tolerance(&self, p: &BoxedLcp) -> f64 {
+    pub(super) fn w_tolerance(&self, p: &BoxedLcp) -> f64 {
         let x_inf = max_abs(&self.x[..p.len()]);
         self.tolerance * self.b_inf.max(self.a_max * x_inf).max(f64::MIN_POSITIVE)
     }
@@ -372,7 +378,7 @@ impl DantzigSolver {
         self.set[k] = Set::Clamped;
     }
 
-    fn remove_c(&mut self, p: &BoxedLcp, k: usize) {
+    pub(super) fn remove_c(&mut self, p: &BoxedLcp, k: usize) {
         let n = p.len();
         let nc = self.c_list.len();
         let pos = self
@@ -394,7 +400,7 @@ impl DantzigSolver {
         self.n_list.push(k);
     }
 
-    fn remove_n(&mut self, k: usize) {
+    pub(super) fn remove_n(&mut self, k: usize) {
         let pos = self
             .n_list
             .iter()

@@ -1,0 +1,93 @@
+//! Dantzig's friction passes on the engine's own contact LCPs (captured by bench/peers and
+//! stored in `bench/peers/lcp/`): the default solve must reach the true `findex` answer
+//! (friction bounds from the final normal forces) by pivoting alone, in few passes, and the
+//! one-pass answer must be no worse than the pass's own pivoting left it.
+//!
+//! `cargo test -p stiction-lcp --test dantzig_passes -- --nocapture` prints the figures
+//! (time, passes, pivots, residual) that /work/notes and BENCHMARKS.md quote.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use stiction_lcp::dantzig::{DantzigOptions, DantzigSolver, DantzigStats};
+use stiction_lcp::json::parse_problem;
+use stiction_lcp::{BoxedLcp, SolveReport};
+
+fn load(name: &str) -> BoxedLcp {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../bench/peers/lcp")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("stored problem is readable");
+    parse_problem(&text)
+        .and_then(|f| f.into_boxed())
+        .expect("stored problem is valid")
+}
+
+fn solve(problem: &BoxedLcp, options: &DantzigOptions) -> (SolveReport, DantzigStats, f64) {
+    let mut solver = DantzigSolver::new();
+    let start = Instant::now();
+    let report = solver
+        .solve(problem, options, None)
+        .expect("valid problem and options");
+    let seconds = start.elapsed().as_secs_f64();
+    (report, solver.stats(), seconds)
+}
+
+fn print(name: &str, label: &str, report: &SolveReport, stats: &DantzigStats, seconds: f64) {
+    println!(
+        "{name} ({label}): n = {}, {:?}, {:.0} us, passes {}, pivots {}, residual {:.1e}, lemke {}",
+        report.x.len(),
+        report.status,
+        seconds * 1e6,
+        stats.passes,
+        stats.pivots,
+        report.residual.max(),
+        stats.exact_friction
+    );
+}
+
+/// The default solve reaches the exact answer by pivoting, without the Lemke fallback, and
+/// within `max_passes` passes; one pass alone (ODE's rule) leaves a residual of at most
+/// `one_pass_residual`.
+fn check_default(name: &str, max_passes: usize, one_pass_residual: f64) {
+    let problem = load(name);
+    let (report, stats, seconds) = solve(&problem, &DantzigOptions::default());
+    print(name, "default", &report, &stats, seconds);
+    assert!(report.status.is_solved(), "{name}: {report:?}");
+    assert!(
+        report.residual.max() <= 1e-9,
+        "{name}: {:?}",
+        report.residual
+    );
+    assert!(!stats.exact_friction, "{name}: needed the Lemke fallback");
+    assert!(stats.passes <= max_passes, "{name}: {stats:?}");
+    // ODE's single pass: what it reports must be the pass's own approximation of the
+    // contact forces, not a half-settled state.
+    let one = DantzigOptions {
+        max_friction_passes: 1,
+        exact_friction: false,
+        ..DantzigOptions::default()
+    };
+    let (single, stats1, seconds1) = solve(&problem, &one);
+    print(name, "1 pass", &single, &stats1, seconds1);
+    assert!(
+        single.residual.max() <= one_pass_residual,
+        "{name}: {:?}",
+        single.residual
+    );
+}
+
+#[test]
+fn pyramid_of_four_rows_is_solved_exactly_in_few_passes() {
+    check_default("s1_pyramid_4.json", 3, 1e-4);
+}
+
+#[test]
+fn stack_of_twenty_is_solved_in_one_pass() {
+    check_default("s4_stack_20.json", 1, 1e-12);
+}
+
+#[test]
+fn small_contact_set_is_solved_exactly() {
+    check_default("contact_30.json", 3, 0.1);
+}
