@@ -81,7 +81,7 @@ pub(crate) fn coupling(
 }
 
 /// Adds `scale * M^-1 J_i^T` of row `i` to the accumulators of its two bodies.
-#[inline]
+#[inline(always)]
 pub(crate) fn scatter(acc: &mut [Pair], bodies: [u32; 2], imj: &[Vec3; 4], scale: f64) {
     let [a, b] = bodies;
     let pa = &mut acc[a as usize];
@@ -149,7 +149,9 @@ impl RowOperator for SparseOperator<'_> {
         self.diagonal[i] + self.regularization[i]
     }
 
-    #[inline]
+    // Always inlined: as a call (which `#[inline]` alone gave) the sweeps ran 5 to 9 %
+    // slower.
+    #[inline(always)]
     fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
         let [a, b] = self.bodies[i];
         let (pa, pb) = (&self.cache[a as usize], &self.cache[b as usize]);
@@ -179,7 +181,7 @@ impl RowOperator for SparseOperator<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn row_changed(&mut self, i: usize, delta: f64) {
         scatter(self.cache, self.bodies[i], &self.imj[i], delta);
     }

@@ -248,6 +248,10 @@ impl World {
         stats.times.rows = clock.elapsed();
 
         let clock = Instant::now();
+        s.islands.interleave = match settings.solver {
+            Solver::Iterative(_) => crate::island::INTERLEAVE,
+            Solver::Exact(_) => 1,
+        };
         s.islands.build(&s.raw, &s.hot.dynamic, &mut s.rows);
         stats.rows = s.rows.len();
         stats.islands = s.islands.len();
