@@ -184,16 +184,17 @@ impl Islands {
             self.interleave_bounded(k);
         }
         sorted.clear();
-        for new in 0..total {
-            let r = self.origin[new] as usize;
+        let origin = &self.origin;
+        let findex = origin.iter().map(|&r| {
+            let r = r as usize;
             let start = self.row_start[self.row_island[r] as usize];
             // A friction row's normal shares its bodies, hence its island.
-            let findex = raw.findex[r]
+            raw.findex[r]
                 .map(|j| self.new_position[j] as usize)
                 .filter(|&j| j != NONE as usize)
-                .map(|j| j - start);
-            sorted.push_from(raw, r, findex);
-        }
+                .map(|j| j - start)
+        });
+        sorted.extend_from_rows(raw, origin, findex);
     }
 
     /// Deals island `k`'s bounded rows (in `origin`, with `new_position` kept inverse to

@@ -214,21 +214,32 @@ impl RowStorage {
         ]
     }
 
-    /// Copies row `i` of `other` to the end of this storage, with friction index `findex`.
-    pub(crate) fn push_from(&mut self, other: &RowStorage, i: usize, findex: Option<usize>) {
-        self.bodies.push(other.bodies[i]);
-        self.jacobian.push(other.jacobian[i]);
-        self.error.push(other.error[i]);
-        self.target_velocity.push(other.target_velocity[i]);
-        self.erp.push(other.erp[i]);
-        self.cfm.push(other.cfm[i]);
-        self.lo.push(other.lo[i]);
-        self.hi.push(other.hi[i]);
-        self.findex.push(findex);
-        self.stabilize.push(other.stabilize[i]);
-        self.warm_lambda.push(other.warm_lambda[i]);
-        self.warm_state.push(other.warm_state[i]);
-        self.lambda.push(other.lambda[i]);
+    /// Appends rows `order` of `other` in that order, with `findex` (one friction index per
+    /// row of `order`). Column by column: one tight gather per array (islands reorder every
+    /// row each step; thirteen pushes per row cost S2 twice as much).
+    pub(crate) fn extend_from_rows(
+        &mut self,
+        other: &RowStorage,
+        order: &[u32],
+        findex: impl IntoIterator<Item = Option<usize>>,
+    ) {
+        fn gather<T: Copy>(to: &mut Vec<T>, from: &[T], order: &[u32]) {
+            to.extend(order.iter().map(|&r| from[r as usize]));
+        }
+        gather(&mut self.bodies, &other.bodies, order);
+        gather(&mut self.jacobian, &other.jacobian, order);
+        gather(&mut self.error, &other.error, order);
+        gather(&mut self.target_velocity, &other.target_velocity, order);
+        gather(&mut self.erp, &other.erp, order);
+        gather(&mut self.cfm, &other.cfm, order);
+        gather(&mut self.lo, &other.lo, order);
+        gather(&mut self.hi, &other.hi, order);
+        self.findex.extend(findex);
+        gather(&mut self.stabilize, &other.stabilize, order);
+        gather(&mut self.warm_lambda, &other.warm_lambda, order);
+        gather(&mut self.warm_state, &other.warm_state, order);
+        gather(&mut self.lambda, &other.lambda, order);
+        debug_assert_eq!(self.findex.len(), self.bodies.len());
     }
 
     /// Whether row `i`'s force is unbounded both ways.
