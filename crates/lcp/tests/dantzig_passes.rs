@@ -91,3 +91,35 @@ fn stack_of_twenty_is_solved_in_one_pass() {
 fn small_contact_set_is_solved_exactly() {
     check_default("contact_30.json", 3, 0.1);
 }
+
+/// Solves the problem file named by `DANTZIG_PROBLEM` (e.g. a larger pyramid written by
+/// bench/peers) cold, with the default options and with one pass, and prints the figures;
+/// for measuring and profiling:
+/// `DANTZIG_PROBLEM=/path/p.json cargo test --release -p stiction-lcp --test dantzig_passes
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs DANTZIG_PROBLEM; a measurement, not a check"]
+fn solve_problem_file_from_environment() {
+    let Ok(path) = std::env::var("DANTZIG_PROBLEM") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).expect("DANTZIG_PROBLEM is readable");
+    let problem = parse_problem(&text)
+        .and_then(|f| f.into_boxed())
+        .expect("DANTZIG_PROBLEM holds a valid problem");
+    let repeats: usize = std::env::var("DANTZIG_REPEATS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(1);
+    for _ in 0..repeats {
+        let (report, stats, seconds) = solve(&problem, &DantzigOptions::default());
+        print(&path, "default", &report, &stats, seconds);
+    }
+    let one = DantzigOptions {
+        max_friction_passes: 1,
+        exact_friction: false,
+        ..DantzigOptions::default()
+    };
+    let (single, stats1, seconds1) = solve(&problem, &one);
+    print(&path, "1 pass", &single, &stats1, seconds1);
+}

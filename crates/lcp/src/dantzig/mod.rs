@@ -11,9 +11,12 @@
 //!   dependent on the clamped set (redundant contacts without CFM) are parked at zero and
 //!   re-examined; every loop has a pivot budget.
 //! - **Consistent friction.** ODE fixes each friction row's bounds from the normal forces
-//!   known when the first friction row is reached. Here further passes repeat the solve with
-//!   bounds from the latest normal forces until `|x_t| <= mu |x_n|` holds with the final
-//!   normals (the true `findex` problem), up to [`DantzigOptions::max_friction_passes`].
+//!   known when the first friction row is reached. Here each friction row takes them from
+//!   its normal force when it is driven (including what earlier friction rows changed), and
+//!   further passes (`repair.rs`) move the bounds to the latest normal forces, keep the index
+//!   sets and factorisation, and re-drive only the indices this made invalid, until
+//!   `|x_t| <= mu |x_n|` holds with the final normals (the true `findex` problem), up to
+//!   [`DantzigOptions::max_friction_passes`].
 //! - **Warm start.** A guess of each index's set (e.g. last step's [`IndexState`]s) is tried
 //!   first: one factorisation and a validity check; pivoting only runs if the guess is wrong.
 //! - **Polish.** The final clamped values are re-solved from the factorisation (one step of
@@ -58,7 +61,8 @@ pub struct DantzigOptions {
     /// the solve with [`Status::PivotLimit`].
     pub max_pivots: Option<usize>,
     /// How many pivoting passes may be spent making friction bounds consistent with the final
-    /// normal forces. Default 6; 1 reproduces ODE's single pass.
+    /// normal forces. Default 6; 1 is ODE's single pass (with bounds taken per row, see the
+    /// module documentation).
     pub max_friction_passes: usize,
     /// When pivoting cannot make friction bounds agree with the final normal forces, solve
     /// the coupled problem exactly through [`solve_boxed_lemke`] (slower: a friction row
@@ -111,6 +115,17 @@ impl DantzigOptions {
         }
         Ok(())
     }
+}
+
+/// When `settle_friction` may finish with the coupled solve (an `O(|C|^3)` LU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CoupledSolve {
+    /// Whenever the fixed-point rounds do not settle (a warm start: a miss costs a cold
+    /// solve).
+    Always,
+    /// Only if the fixed-point values still keep every index roughly in its set (between
+    /// pivoting passes: otherwise another, repairing, pass is needed anyway).
+    IfSetsHold,
 }
 
 /// Where an index is during pivoting.
@@ -403,14 +418,22 @@ impl DantzigSolver {
                 self.repair_pass(p)?;
             }
             self.polish(p);
-            if !has_friction || self.friction_consistent(p) {
+            if !has_friction {
                 return Ok(());
             }
             self.pass_x[..n].copy_from_slice(&self.x[..n]);
-            if self.settle_friction(p) {
+            let last = self.friction_passes >= self.friction_pass_limit;
+            // Even a pass consistent to the check's loose tolerance is settled: the rounds
+            // bring its friction bounds to round-off. If they fail, its answer stands.
+            let consistent = self.friction_consistent(p);
+            if self.settle_friction(p, CoupledSolve::IfSetsHold) {
                 return Ok(());
             }
-            if self.friction_passes >= self.friction_pass_limit {
+            if consistent {
+                self.x[..n].copy_from_slice(&self.pass_x[..n]);
+                return Ok(());
+            }
+            if last {
                 // Report the pass's own answer (a failed settle may leave a worse state);
                 // the residual will show the inconsistency.
                 self.x[..n].copy_from_slice(&self.pass_x[..n]);

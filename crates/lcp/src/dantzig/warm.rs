@@ -2,7 +2,7 @@
 //! and accept the result only if it is a valid solution. When a contact set persists from
 //! one step to the next this replaces `O(n)` pivots by one factorisation.
 
-use super::{DantzigSolver, Set};
+use super::{CoupledSolve, DantzigSolver, Set};
 use crate::matrix::{dot, max_abs};
 use crate::problem::BoxedLcp;
 use crate::report::IndexState;
@@ -59,14 +59,17 @@ impl DantzigSolver {
                 }
             }
         }
-        self.settle_friction(p)
+        self.settle_friction(p, CoupledSolve::Always)
     }
 
     /// With the index sets held fixed, alternates between solving the clamped values and
     /// resetting friction bounds from the new normal forces (each round reuses the existing
     /// factorisation: `O(n^2)`), then checks the result. Returns whether it is a valid
     /// solution of the true `findex` problem.
-    pub(super) fn settle_friction(&mut self, p: &BoxedLcp) -> bool {
+    ///
+    /// `coupled` says when the rounds may be finished by the coupled solve: between pivoting
+    /// passes a failure costs only another (repairing) pass, cheaper than that solve's LU.
+    pub(super) fn settle_friction(&mut self, p: &BoxedLcp, coupled: CoupledSolve) -> bool {
         let n = p.len();
         let has_friction = p.findex.iter().any(Option::is_some);
         let nc = self.c_list.len();
@@ -118,6 +121,8 @@ impl DantzigSolver {
         }
         if settled {
             self.polish(p);
+        } else if coupled == CoupledSolve::IfSetsHold && !self.sets_roughly_hold(p) {
+            return false;
         } else if self.coupled_solve(p) {
             for k in 0..n {
                 self.w[k] = dot(p.a.row(k), &self.x[..n]) - p.b[k];
@@ -205,6 +210,29 @@ impl DantzigSolver {
             self.lo[t] = -h;
             self.hi[t] = h;
         }
+    }
+
+    /// Whether the current values keep every index roughly in its set under the current
+    /// bounds (`ROUGH` of the problem's scale: the fixed-point values are not yet the
+    /// coupled solution, which moves them by about the rounds' last change). Recomputes `w`.
+    fn sets_roughly_hold(&mut self, p: &BoxedLcp) -> bool {
+        const ROUGH: f64 = 1e-6;
+        let n = p.len();
+        for k in 0..n {
+            self.w[k] = dot(p.a.row(k), &self.x[..n]) - p.b[k];
+        }
+        let x_scale = max_abs(&self.x[..n]).max(f64::MIN_POSITIVE);
+        let tol_x = ROUGH * x_scale;
+        let tol_w = ROUGH * self.b_inf.max(self.a_max * x_scale);
+        (0..n).all(|k| {
+            let (x, w) = (self.x[k], self.w[k]);
+            match self.set[k] {
+                Set::Clamped => x >= self.lo[k] - tol_x && x <= self.hi[k] + tol_x,
+                Set::Lower => w >= -tol_w,
+                Set::Upper => w <= tol_w,
+                _ => true,
+            }
+        })
     }
 
     fn warm_solution_is_valid(&self, p: &BoxedLcp) -> bool {
