@@ -155,11 +155,20 @@ pub struct DantzigSolver {
     n_list: Vec<usize>,
     parked: Vec<usize>,
     ldl: IncrementalLdlt,
-    /// `A` restricted to the clamped columns, in C's order, for every row:
-    /// `clamped_columns[r * n + c] = A[r][c_list[c]]`. The products with `dx_C` that every
-    /// pivot takes for every index in N are then contiguous dot products instead of gathers
-    /// through `c_list` (ODE gets the same by permuting `A` itself).
+    /// `A` restricted to the clamped columns for every row, each clamped index in a slot of
+    /// its own: `clamped_columns[r * n + slot_of[c]] = A[r][c_list[c]]`. The products with
+    /// `dx_C` that every pivot takes for every index in N are then contiguous dot products
+    /// instead of gathers through `c_list` (ODE gets the same by permuting `A` itself), and
+    /// an index leaving C frees its slot instead of shifting every row's later columns.
     clamped_columns: Vec<f64>,
+    /// Slot in `clamped_columns` of each index of `c_list`, in the same order.
+    slot_of: Vec<usize>,
+    /// Slots freed by indices that left C, reused first.
+    free_slots: Vec<usize>,
+    /// Slots in use or freed: every row's products run over this many entries.
+    slots_used: usize,
+    /// `dx_C` scattered to the slots (zero in free ones).
+    dx_slots: Vec<f64>,
     lu: DenseLu,
     position: Vec<usize>,
     y: Vec<f64>,
@@ -226,6 +235,7 @@ impl DantzigSolver {
             &mut self.hi,
             &mut self.y,
             &mut self.dx,
+            &mut self.dx_slots,
             &mut self.dw,
         ] {
             v.clear();
@@ -497,6 +507,9 @@ impl DantzigSolver {
         self.w[..n].fill(0.0);
         self.set[..n].fill(Set::Unseen);
         self.c_list.clear();
+        self.slot_of.clear();
+        self.free_slots.clear();
+        self.slots_used = 0;
         self.n_list.clear();
         self.parked.clear();
         self.ldl.reset(n);

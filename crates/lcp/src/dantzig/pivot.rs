@@ -129,9 +129,11 @@ impl DantzigSolver {
             }
             self.ldl.append(&self.y[..nc], schur);
             self.c_list.push(i);
+            self.slot_of.push(taken);
             self.set[i] = Set::Clamped;
             taken += 1;
         }
+        self.slots_used = taken;
         if taken < n {
             for r in 0..n {
                 self.clamped_columns[r * n..r * n + taken].copy_from_slice(&p.a.row(r)[..taken]);
@@ -240,9 +242,14 @@ impl DantzigSolver {
             }
             let dwi = dir * schur;
             let dx_inf = max_abs(&self.dx[..nc]).max(1.0);
+            let used = self.slots_used;
+            self.dx_slots[..used].fill(0.0);
+            for (&slot, &d) in self.slot_of.iter().zip(&self.dx[..nc]) {
+                self.dx_slots[slot] = d;
+            }
             for &k in &self.n_list {
-                let clamped = &self.clamped_columns[k * n..k * n + nc];
-                self.dw[k] = dir * p.a[(k, i)] + dot(clamped, &self.dx[..nc]);
+                let clamped = &self.clamped_columns[k * n..k * n + used];
+                self.dw[k] = dir * p.a[(k, i)] + dot(clamped, &self.dx_slots[..used]);
             }
 
             let mut test = RatioTest {
@@ -329,12 +336,12 @@ impl DantzigSolver {
                 }
                 Event::LeaveCLower(k) => {
                     self.x[k] = self.lo[k];
-                    self.remove_c(p, k);
+                    self.remove_c(k);
                     self.push_n(k, Set::Lower);
                 }
                 Event::LeaveCUpper(k) => {
                     self.x[k] = self.hi[k];
-                    self.remove_c(p, k);
+                    self.remove_c(k);
                     self.push_n(k, Set::Upper);
                 }
             }
@@ -360,7 +367,11 @@ impl DantzigSolver {
     fn gather_forward(&mut self, p: &BoxedLcp, k: usize) -> usize {
         let n = p.len();
         let nc = self.c_list.len();
-        self.y[..nc].copy_from_slice(&self.clamped_columns[k * n..k * n + nc]);
+        debug_assert_eq!(self.slot_of.len(), nc, "pivoting keeps every clamped slot");
+        let row = &self.clamped_columns[k * n..k * n + self.slots_used];
+        for (yc, &slot) in self.y[..nc].iter_mut().zip(&self.slot_of) {
+            *yc = row[slot];
+        }
         self.ldl.forward(&mut self.y[..nc]);
         nc
     }
@@ -370,17 +381,20 @@ impl DantzigSolver {
         let n = p.len();
         let nc = self.c_list.len();
         self.ldl.append(&self.y[..nc], pivot);
+        let slot = self.free_slots.pop().unwrap_or_else(|| {
+            self.slots_used += 1;
+            self.slots_used - 1
+        });
         // Column k of A is row k (A is symmetric).
         for (r, &a) in p.a.row(k).iter().enumerate() {
-            self.clamped_columns[r * n + nc] = a;
+            self.clamped_columns[r * n + slot] = a;
         }
         self.c_list.push(k);
+        self.slot_of.push(slot);
         self.set[k] = Set::Clamped;
     }
 
-    pub(super) fn remove_c(&mut self, p: &BoxedLcp, k: usize) {
-        let n = p.len();
-        let nc = self.c_list.len();
+    pub(super) fn remove_c(&mut self, k: usize) {
         let pos = self
             .c_list
             .iter()
@@ -388,11 +402,8 @@ impl DantzigSolver {
             .expect("index in C is in the C list");
         self.ldl.remove(pos);
         self.c_list.remove(pos);
-        for r in 0..n {
-            let row = r * n;
-            self.clamped_columns
-                .copy_within(row + pos + 1..row + nc, row + pos);
-        }
+        let slot = self.slot_of.remove(pos);
+        self.free_slots.push(slot);
     }
 
     fn push_n(&mut self, k: usize, set: Set) {

@@ -27,7 +27,7 @@ impl DantzigSolver {
                 // A zero normal force pins its friction at zero; an opened box frees it.
                 Set::Fixed if !pinned => self.make_stale(t, 0.0),
                 Set::Clamped if pinned => {
-                    self.remove_c(p, t);
+                    self.remove_c(t);
                     self.pin(t);
                 }
                 Set::Lower | Set::Upper if pinned => {
@@ -116,7 +116,7 @@ impl DantzigSolver {
                 c += 1;
                 continue;
             }
-            self.remove_c(p, k);
+            self.remove_c(k);
             // max/min rather than clamp: no panic on a NaN bound.
             let held = if x.is_finite() {
                 x.max(self.lo[k]).min(self.hi[k])
