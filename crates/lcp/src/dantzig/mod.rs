@@ -34,6 +34,7 @@
 pub mod ldlt;
 mod pivot;
 mod repair;
+mod sparse_rows;
 mod warm;
 
 use crate::boxed_lemke::solve_boxed_lemke;
@@ -46,6 +47,7 @@ use crate::problem::BoxedLcp;
 use crate::report::{IndexState, SolveReport, Status};
 use crate::residual::boxed_residual;
 use ldlt::IncrementalLdlt;
+use sparse_rows::SparseRows;
 
 /// Options for [`solve_dantzig`] and [`DantzigSolver`].
 #[derive(Clone, Debug)]
@@ -169,6 +171,10 @@ pub struct DantzigSolver {
     slots_used: usize,
     /// `dx_C` scattered to the slots (zero in free ones).
     dx_slots: Vec<f64>,
+    /// The nonzeros of `A` by row, when few enough to beat the dense products.
+    rows: SparseRows,
+    /// `dx_C` scattered to full length (zero outside C) for the sparse products.
+    dx_full: Vec<f64>,
     lu: DenseLu,
     position: Vec<usize>,
     y: Vec<f64>,
@@ -236,6 +242,7 @@ impl DantzigSolver {
             &mut self.y,
             &mut self.dx,
             &mut self.dx_slots,
+            &mut self.dx_full,
             &mut self.dw,
         ] {
             v.clear();
@@ -260,6 +267,7 @@ impl DantzigSolver {
         self.pivot_tolerance = options.pivot_tolerance;
         self.a_max = p.a.max_abs();
         self.b_inf = max_abs(&p.b);
+        self.rows.index(&p.a);
         self.pivots = 0;
         self.max_pivots = options.max_pivots.unwrap_or(30 * n + 100);
         self.regularised = 0;

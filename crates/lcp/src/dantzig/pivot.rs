@@ -134,7 +134,7 @@ impl DantzigSolver {
             taken += 1;
         }
         self.slots_used = taken;
-        if taken < n {
+        if taken < n && !self.rows.is_sparse() {
             for r in 0..n {
                 self.clamped_columns[r * n..r * n + taken].copy_from_slice(&p.a.row(r)[..taken]);
             }
@@ -242,15 +242,7 @@ impl DantzigSolver {
             }
             let dwi = dir * schur;
             let dx_inf = max_abs(&self.dx[..nc]).max(1.0);
-            let used = self.slots_used;
-            self.dx_slots[..used].fill(0.0);
-            for (&slot, &d) in self.slot_of.iter().zip(&self.dx[..nc]) {
-                self.dx_slots[slot] = d;
-            }
-            for &k in &self.n_list {
-                let clamped = &self.clamped_columns[k * n..k * n + used];
-                self.dw[k] = dir * p.a[(k, i)] + dot(clamped, &self.dx_slots[..used]);
-            }
+            self.slack_changes_of_n(p, i, dir);
 
             let mut test = RatioTest {
                 step: f64::INFINITY,
@@ -348,6 +340,37 @@ impl DantzigSolver {
         }
     }
 
+    /// `dw_N = A_NC dx_C + dir A_Ni`: through the nonzeros of each row when `A` is sparse
+    /// (contact problems couple a row only with the contacts of its two bodies), else as
+    /// dense products with the clamped columns.
+    fn slack_changes_of_n(&mut self, p: &BoxedLcp, i: usize, dir: f64) {
+        let n = p.len();
+        let nc = self.c_list.len();
+        if self.rows.is_sparse() {
+            // dx scattered to full length: zero outside C, so each row's sum over its
+            // nonzeros is its product with dx_C.
+            for (&k, &d) in self.c_list.iter().zip(&self.dx[..nc]) {
+                self.dx_full[k] = d;
+            }
+            for &k in &self.n_list {
+                self.dw[k] = dir * p.a[(k, i)] + self.rows.row_dot(k, &self.dx_full);
+            }
+            for &k in &self.c_list {
+                self.dx_full[k] = 0.0;
+            }
+            return;
+        }
+        let used = self.slots_used;
+        self.dx_slots[..used].fill(0.0);
+        for (&slot, &d) in self.slot_of.iter().zip(&self.dx[..nc]) {
+            self.dx_slots[slot] = d;
+        }
+        for &k in &self.n_list {
+            let clamped = &self.clamped_columns[k * n..k * n + used];
+            self.dw[k] = dir * p.a[(k, i)] + dot(clamped, &self.dx_slots[..used]);
+        }
+    }
+
     /// Index `i` has `w_i = 0` (to tolerance) strictly inside its bounds: it joins C if its
     /// pivot is regular, and is parked at its current value if its row depends on C.
     fn settle_interior(&mut self, p: &BoxedLcp, i: usize) {
@@ -367,10 +390,18 @@ impl DantzigSolver {
     fn gather_forward(&mut self, p: &BoxedLcp, k: usize) -> usize {
         let n = p.len();
         let nc = self.c_list.len();
-        debug_assert_eq!(self.slot_of.len(), nc, "pivoting keeps every clamped slot");
-        let row = &self.clamped_columns[k * n..k * n + self.slots_used];
-        for (yc, &slot) in self.y[..nc].iter_mut().zip(&self.slot_of) {
-            *yc = row[slot];
+        if self.rows.is_sparse() {
+            // The clamped columns are not kept for sparse rows (see `push_c`).
+            let row = p.a.row(k);
+            for (yc, &c) in self.y[..nc].iter_mut().zip(&self.c_list) {
+                *yc = row[c];
+            }
+        } else {
+            debug_assert_eq!(self.slot_of.len(), nc, "pivoting keeps every clamped slot");
+            let row = &self.clamped_columns[k * n..k * n + self.slots_used];
+            for (yc, &slot) in self.y[..nc].iter_mut().zip(&self.slot_of) {
+                *yc = row[slot];
+            }
         }
         self.ldl.forward(&mut self.y[..nc]);
         nc
@@ -385,9 +416,12 @@ impl DantzigSolver {
             self.slots_used += 1;
             self.slots_used - 1
         });
-        // Column k of A is row k (A is symmetric).
-        for (r, &a) in p.a.row(k).iter().enumerate() {
-            self.clamped_columns[r * n + slot] = a;
+        // Column k of A is row k (A is symmetric). Sparse rows take their products from
+        // the nonzeros instead, so the strided copy is skipped.
+        if !self.rows.is_sparse() {
+            for (r, &a) in p.a.row(k).iter().enumerate() {
+                self.clamped_columns[r * n + slot] = a;
+            }
         }
         self.c_list.push(k);
         self.slot_of.push(slot);
