@@ -10,8 +10,10 @@
 //! finishes in a few iterations from a good guess but may cycle on a general positive
 //! definite matrix. Júdice and Pires' safeguard: count the violating rows; while the count
 //! keeps reaching new lows, move them all; after a few iterations without a new low, move
-//! only the lowest-numbered violating row (Murty's rule, finite for the P-matrices that
-//! `A = J M^-1 J^T + R`, `R > 0`, always is) until a new low is reached.
+//! only the lowest-numbered violating row (Murty's rule, finite for a boxed LCP with fixed
+//! bounds and a P-matrix, which `A = J M^-1 J^T + R`, `R > 0`, always is) until a new low
+//! is reached. Friction bounds that move with the normal forces void that guarantee, so
+//! the caller also caps the iterations.
 
 use stiction_lcp::IndexState;
 

@@ -3,7 +3,8 @@
 //! forming `A` (a 7000-row island's dense `A` is 400 MB and `O(n^3)` to pivot).
 //!
 //! - **Active sets** ([`active_set`]): rows are clamped (`w = 0`), at their lower or at
-//!   their upper bound. Starting from the rows' index sets of the last step, each
+//!   their upper bound. Starting from the rows' index sets of the last step (a row
+//!   without one gets the set its warm force suggests), each
 //!   iteration solves for the clamped forces with the others at their bounds, then moves
 //!   every row that violates its set (primal-dual active set, with Júdice and Pires'
 //!   safeguard against cycling). It stops when no row violates, after at most
@@ -16,7 +17,11 @@
 //!   [`REFINE_TOLERANCE`] of the problem's scale.
 //! - **Friction**: a friction row at a bound has `x = +-mu x_n` with the current normal
 //!   force; the refinement re-reads the bounds after every correction, so friction bounds
-//!   and normal forces settle together (a fixed point, as Dantzig's friction passes).
+//!   and normal forces settle together. That fixed point is slow (or diverges) when
+//!   friction feeds back strongly into the normal forces (sphere piles); once a pass
+//!   leaves more than [`SLOW_REFINEMENT`] of the last residual, the remaining passes solve
+//!   the coupled, non-symmetric equations by GMRES preconditioned with the body-space
+//!   solve ([`gmres`]).
 //! - **Regularisation**: the body-space form needs `r_i > 0`. Rows with less than
 //!   [`REGULARIZATION_FLOOR`] times their diagonal `J_i M^-1 J_i^T` are factored with that
 //!   floor; refinement still runs against the true operator and the reported residual is
@@ -29,6 +34,7 @@
 mod active_set;
 mod block;
 mod cholesky;
+mod gmres;
 mod ordering;
 mod system;
 
@@ -45,7 +51,16 @@ use system::BodySystem;
 /// Index-set iterations (each one factorisation) before giving up.
 pub(crate) const MAX_ITERATIONS: usize = 60;
 /// Refinement passes per iteration at most.
-const MAX_REFINEMENTS: usize = 40;
+const MAX_REFINEMENTS: usize = 30;
+/// A refinement pass that leaves more than this fraction of the previous residual is slow:
+/// the next passes solve the friction coupling with GMRES.
+const SLOW_REFINEMENT: f64 = 0.25;
+/// GMRES: relative tolerance, vectors per cycle and cycles of one coupled solve.
+const GMRES_TOLERANCE: f64 = 1e-12;
+/// See [`GMRES_TOLERANCE`].
+const GMRES_RESTART: usize = 40;
+/// See [`GMRES_TOLERANCE`].
+const GMRES_CYCLES: usize = 3;
 /// Refinement stops once every clamped row's slack is below this fraction of
 /// `max(|b|_inf, max_i A_ii |x|_inf)`.
 pub(crate) const REFINE_TOLERANCE: f64 = 1e-13;
@@ -99,6 +114,14 @@ pub(crate) struct SparseExactSolver {
     system: BodySystem,
     state: Vec<IndexState>,
     clamped: Vec<bool>,
+    /// The clamped set of the current factorisation (empty: none).
+    factored: Vec<bool>,
+    /// Per row, `d x / d x_n` of a friction row at a bound on its clamped normal row.
+    coupling: Vec<f64>,
+    gmres: gmres::Gmres,
+    krylov: Vec<f64>,
+    full: Vec<f64>,
+    tmp: Vec<f64>,
     r: Vec<f64>,
     x: Vec<f64>,
     w: Vec<f64>,
@@ -144,11 +167,23 @@ impl SparseExactSolver {
         self.x.clear();
         self.x.extend_from_slice(&rows.warm_lambda[range.clone()]);
         self.state.clear();
+        let findex = &rows.findex[range.clone()];
+        let x = &self.x;
         self.state.extend((0..n).map(|i| {
             let guess = if i < nub {
                 IndexState::Clamped
             } else {
-                warm[i].unwrap_or(IndexState::Clamped)
+                // Without last step's set, read one off the warm force.
+                warm[i].unwrap_or_else(|| {
+                    let (l, h) = bounds(lo, hi, findex, x, i);
+                    if x[i] <= l {
+                        IndexState::AtLower
+                    } else if x[i] >= h {
+                        IndexState::AtUpper
+                    } else {
+                        IndexState::Clamped
+                    }
+                })
             };
             admissible(guess, lo[i], hi[i])
         }));
@@ -157,7 +192,14 @@ impl SparseExactSolver {
             let diagonal = mass.diagonal[range.start + i].max(f64::MIN_POSITIVE);
             regularization[i].max(REGULARIZATION_FLOOR * diagonal)
         }));
-        for v in [&mut self.w, &mut self.res, &mut self.dx] {
+        for v in [
+            &mut self.w,
+            &mut self.res,
+            &mut self.dx,
+            &mut self.coupling,
+            &mut self.full,
+            &mut self.tmp,
+        ] {
             v.clear();
             v.resize(n, 0.0);
         }
@@ -165,7 +207,6 @@ impl SparseExactSolver {
         let mut op = SparseOperator::new(rows, mass, range.clone(), regularization, bodies, cache);
         let (status, iterations) = self.iterate(island, &mut op);
         op.begin(&self.x);
-        let findex = &rows.findex[range];
         let residual = sparse_residual(&op, b, lo, hi, findex, &self.x).max();
         op.clear();
         let finite = self.x.iter().all(|v| v.is_finite());
@@ -192,15 +233,19 @@ impl SparseExactSolver {
         let findex = &island.rows.findex[range.clone()];
         let max_diagonal = op.max_diagonal();
         let mut safeguard = Safeguard::new();
+        self.factored.clear();
         for iteration in 1..=MAX_ITERATIONS {
             self.clamped.clear();
             self.clamped
                 .extend(self.state.iter().map(|s| *s == IndexState::Clamped));
-            if !self
-                .system
-                .factor(island.rows, range.clone(), &self.clamped, &self.r)
-            {
-                return (Status::PivotFailure, iteration);
+            if self.factored != self.clamped {
+                if !self
+                    .system
+                    .factor(island.rows, range.clone(), &self.clamped, &self.r)
+                {
+                    return (Status::PivotFailure, iteration);
+                }
+                self.factored.clone_from(&self.clamped);
             }
             if !self.settle(island, op, max_diagonal) {
                 return (Status::NonFinite, iteration);
@@ -254,7 +299,7 @@ impl SparseExactSolver {
         );
         let findex = &island.rows.findex[range.clone()];
         let mut previous = f64::INFINITY;
-        let mut stalled = 0;
+        let (mut coupled, mut stalled) = (false, 0);
         for _ in 0..MAX_REFINEMENTS {
             for i in 0..self.x.len() {
                 let (l, h) = bounds(lo, hi, findex, &self.x, i);
@@ -281,30 +326,105 @@ impl SparseExactSolver {
             if largest <= REFINE_TOLERANCE * w_scale {
                 break;
             }
-            // Round-off floor reached (or a friction fixed point converging too slowly):
-            // the outer check decides.
-            stalled = if largest > 0.5 * previous {
-                stalled + 1
-            } else {
-                0
-            };
-            if stalled >= 3 {
-                break;
+            // The plain correction ignores that friction at a bound moves with its normal
+            // force: a fixed point, slow (or divergent) when the coupling is strong. Once
+            // it is slow, solve the coupled equations ([`gmres`]) instead; once that stalls
+            // too, the round-off floor is reached and the caller's checks decide.
+            if largest > SLOW_REFINEMENT * previous {
+                if coupled {
+                    stalled += 1;
+                    if stalled >= 2 {
+                        break;
+                    }
+                } else {
+                    coupled = true;
+                }
             }
             previous = largest;
-            self.system.correct(
-                island.rows,
-                range.clone(),
-                &self.clamped,
-                &self.r,
-                &self.res,
-                &mut self.dx,
-            );
+            if coupled {
+                self.coupled_correction(island, op);
+            } else {
+                self.system.correct(
+                    island.rows,
+                    range.clone(),
+                    &self.clamped,
+                    &self.r,
+                    &self.res,
+                    &mut self.dx,
+                );
+            }
             for (x, dx) in self.x.iter_mut().zip(&self.dx) {
                 *x += dx;
             }
         }
         self.x.iter().all(|v| v.is_finite())
+    }
+
+    /// The correction `dx` for the residual `res` of the clamped rows with the friction
+    /// rows at a bound following their clamped normal rows: GMRES on
+    /// `K = A_FF + A_FB S`, preconditioned by the body-space solve of `A_FF`.
+    fn coupled_correction(&mut self, island: &SparseIsland, op: &mut SparseOperator) {
+        let range = island.range.clone();
+        let (hi, findex) = (
+            &island.rows.hi[range.clone()],
+            &island.rows.findex[range.clone()],
+        );
+        let n = self.x.len();
+        // d x_t / d x_n of each friction row at a bound whose normal row is clamped.
+        for i in 0..n {
+            self.coupling[i] = match (self.state[i], findex[i]) {
+                (IndexState::AtLower | IndexState::AtUpper, Some(j)) if self.clamped[j] => {
+                    let slope = hi[i].abs() * self.x[j].signum();
+                    if self.state[i] == IndexState::AtUpper {
+                        slope
+                    } else {
+                        -slope
+                    }
+                }
+                _ => 0.0,
+            };
+        }
+        let (system, rows, clamped, r) = (&mut self.system, island.rows, &self.clamped, &self.r);
+        let (coupling, full, tmp) = (&self.coupling, &mut self.full, &mut self.tmp);
+        let apply = |v: &[f64], out: &mut [f64]| {
+            // out = K A_FF^-1 v.
+            system.correct(rows, range.clone(), clamped, r, v, tmp);
+            for i in 0..n {
+                full[i] = match findex[i] {
+                    _ if clamped[i] => tmp[i],
+                    Some(j) if coupling[i] != 0.0 => coupling[i] * tmp[j],
+                    _ => 0.0,
+                };
+            }
+            op.begin(full);
+            for i in 0..n {
+                out[i] = if clamped[i] {
+                    op.row_times_vector(i, full)
+                } else {
+                    0.0
+                };
+            }
+        };
+        self.krylov.clear();
+        self.krylov.resize(n, 0.0);
+        // Unconverged, the partial solution still reduces the residual; the refinement
+        // loop measures the true one.
+        self.gmres.solve(
+            apply,
+            &self.res,
+            &mut self.krylov,
+            GMRES_TOLERANCE,
+            GMRES_RESTART,
+            GMRES_CYCLES,
+        );
+        self.system.correct(
+            island.rows,
+            range,
+            &self.clamped,
+            &self.r,
+            &self.krylov,
+            &mut self.dx,
+        );
     }
 }
 

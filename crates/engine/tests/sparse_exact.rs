@@ -1,0 +1,303 @@
+//! The exact stepper's sparse solver for large islands (`ExactSettings::dense_row_limit`).
+//!
+//! - Agreement: on islands dense Dantzig solves (the 20-box stack, a 5-row pyramid with and
+//!   without side contacts, a 27-sphere pile), forcing every island through the sparse
+//!   solver gives the same contact forces and velocities step after step, to 1e-8 of
+//!   their scale, with a residual of at most 1e-9 and no fallback. Where friction is
+//!   free of ambiguity this is a test of exactness: with friction the boxed
+//!   LCP can have several solutions (the friction bounds move with the normal forces), and
+//!   the two solvers may legitimately pick different ones, so the pyramid and the pile are
+//!   compared frictionless, and with friction only certified (residual, no fallback).
+//! - S1 (pyramid, N = 20, one island of about 7000 rows): the exact stepper runs it with
+//!   no fallback; a short run here, the full 600 steps `#[ignore]`d:
+//!
+//! ```text
+//! cargo test --release -p stiction --test sparse_exact -- --ignored --nocapture
+//! ```
+
+use stiction::math::Vec3;
+use stiction::scenes::{
+    add_ground, pyramid, scene_settings, sphere_pile, sphere_pile_half_width, stack, Scene,
+    SCENE_STEP,
+};
+use stiction::{
+    ColliderBuilder, ContactCandidate, ExactSettings, HookAction, MassProperties, RigidBodyBuilder,
+    Solver, World, WorldSettings,
+};
+
+fn exact(dense_row_limit: usize) -> WorldSettings {
+    scene_settings(Solver::Exact(ExactSettings {
+        dense_row_limit,
+        ..ExactSettings::default()
+    }))
+}
+
+/// Largest `|a - b|` over largest `|a|` of two equally long lists of vectors.
+fn relative_gap(a: &[Vec3], b: &[Vec3]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.length()));
+    let gap = a
+        .iter()
+        .zip(b)
+        .fold(0.0f64, |m, (p, q)| m.max((*p - *q).length()));
+    gap / scale.max(1e-300)
+}
+
+/// Contact forces ordered by contact point (the world lists contacts by height, and bodies
+/// level to round-off may swap places in that order).
+fn forces(scene: &Scene) -> Vec<Vec3> {
+    let key = |p: Vec3| (p * 1e6).round().to_array().map(|v| v as i64);
+    let mut contacts: Vec<_> = scene
+        .world
+        .contacts()
+        .iter()
+        .map(|c| (key(c.geometry.point), c.force))
+        .collect();
+    contacts.sort_by_key(|(k, _)| *k);
+    contacts.into_iter().map(|(_, f)| f).collect()
+}
+
+fn velocities(scene: &Scene) -> Vec<Vec3> {
+    scene
+        .bodies
+        .iter()
+        .flat_map(|&b| {
+            let v = scene.world.body(b).unwrap().velocity();
+            [v.linear, v.angular]
+        })
+        .collect()
+}
+
+/// Steps a dense-Dantzig copy and an all-sparse copy of a scene side by side.
+fn agree(build: impl Fn(WorldSettings) -> Scene, steps: usize) {
+    let mut dense = build(exact(usize::MAX));
+    let mut sparse = build(exact(0));
+    let mut worst = (0.0f64, 0.0f64, 0.0f64);
+    for step in 0..steps {
+        let d = dense.world.step(dense.h).unwrap().clone();
+        let s = sparse.world.step(sparse.h).unwrap().clone();
+        assert_eq!((d.fallbacks, s.fallbacks), (0, 0), "step {step}");
+        assert_eq!(s.unsolved_islands, 0, "step {step}");
+        for report in &s.island_reports {
+            assert!(report.residual <= 1e-9, "step {step}: {report:?}");
+            worst.2 = worst.2.max(report.residual);
+        }
+        let (fd, fs) = (forces(&dense), forces(&sparse));
+        assert_eq!(fd.len(), fs.len(), "step {step}: contact counts differ");
+        let force_gap = relative_gap(&fd, &fs);
+        let velocity_gap = relative_gap(&velocities(&dense), &velocities(&sparse));
+        assert!(
+            force_gap <= 1e-8,
+            "step {step}: forces differ by {force_gap:e}"
+        );
+        assert!(
+            velocity_gap <= 1e-8,
+            "step {step}: velocities differ by {velocity_gap:e}"
+        );
+        worst.0 = worst.0.max(force_gap);
+        worst.1 = worst.1.max(velocity_gap);
+    }
+    println!(
+        "{steps} steps: forces within {:.1e}, velocities within {:.1e}, sparse residual <= {:.1e}",
+        worst.0, worst.1, worst.2
+    );
+}
+
+/// A pyramid of unit boxes like S1's but with 20 cm between neighbours in a row: each box
+/// rests on two below it and touches no box beside it.
+fn gapped_pyramid(rows: usize, settings: WorldSettings) -> Scene {
+    let mut world = World::with_settings(settings).unwrap();
+    add_ground(&mut world).unwrap();
+    let half = Vec3::splat(0.5);
+    let mass = MassProperties::cuboid_with_mass(half, 1.0).unwrap();
+    let mut bodies = Vec::new();
+    for k in 0..rows {
+        let count = rows - k;
+        for i in 0..count {
+            let x = (i as f64 - (count as f64 - 1.0) / 2.0) * 1.2;
+            let body = world.add_body(
+                RigidBodyBuilder::dynamic()
+                    .mass_properties(mass)
+                    .position(Vec3::new(x, 0.0, 0.5 + k as f64))
+                    .build()
+                    .unwrap(),
+            );
+            world
+                .add_collider(ColliderBuilder::cuboid(half).unwrap(), Some(body))
+                .unwrap();
+            bodies.push(body);
+        }
+    }
+    Scene {
+        world,
+        h: SCENE_STEP,
+        steps: 600,
+        bodies,
+        joints: Vec::new(),
+    }
+}
+
+/// `scene` with every contact's friction coefficient set to `mu`.
+fn with_friction(mut scene: Scene, mu: f64) -> Scene {
+    scene
+        .world
+        .set_contact_hook(move |c: &mut ContactCandidate| {
+            c.friction = mu;
+            HookAction::Keep
+        });
+    scene
+}
+
+#[test]
+fn sparse_solve_agrees_with_dantzig_on_the_stack_of_20() {
+    agree(|settings| stack(20, settings).unwrap(), 60);
+}
+
+#[test]
+fn sparse_solve_agrees_with_dantzig_on_a_frictionless_pyramid() {
+    // Side contacts between the boxes of a row, as in S1.
+    agree(
+        |settings| with_friction(pyramid(5, settings).unwrap(), 0.0),
+        60,
+    );
+}
+
+#[test]
+fn sparse_solve_agrees_with_dantzig_on_a_frictionless_gapped_pyramid() {
+    agree(
+        |settings| with_friction(gapped_pyramid(5, settings), 0.0),
+        60,
+    );
+}
+
+#[test]
+fn sparse_solve_agrees_with_dantzig_on_a_frictionless_sphere_pile() {
+    // Spheres fall, collide and settle: contacts appear and vanish.
+    agree(
+        |settings| with_friction(sphere_pile(3, 3, settings).unwrap(), 0.0),
+        120,
+    );
+}
+
+/// Steps an all-sparse copy of a scene: every island solved (no fallback), residual at
+/// most 1e-9. Returns the scene.
+fn certified(mut scene: Scene, steps: usize) -> Scene {
+    let mut worst = 0.0f64;
+    for step in 0..steps {
+        let stats = scene.world.step(scene.h).unwrap();
+        assert_eq!(
+            (stats.fallbacks, stats.unsolved_islands),
+            (0, 0),
+            "step {step}"
+        );
+        for report in &stats.island_reports {
+            assert!(report.residual <= 1e-9, "step {step}: {report:?}");
+            worst = worst.max(report.residual);
+        }
+    }
+    println!("{steps} steps certified, residual <= {worst:.1e}");
+    scene
+}
+
+#[test]
+fn sparse_solve_is_certified_on_a_pyramid_with_friction() {
+    let scene = certified(pyramid(6, exact(0)).unwrap(), 120);
+    let top = scene.world.body(*scene.bodies.last().unwrap()).unwrap();
+    assert!((top.position() - Vec3::new(0.0, 0.0, 5.5)).length() < 1e-3);
+}
+
+#[test]
+fn sparse_solve_is_certified_on_a_sphere_pile_with_friction() {
+    // The landing (the spheres touch from step 25 on). Later, with spheres rolling on
+    // each other, the active-set iteration does not always converge: in a test build the
+    // first fallback comes at step 118 (BENCHMARKS notes, issue 4).
+    let scene = certified(sphere_pile(3, 3, exact(0)).unwrap(), 100);
+    for &ball in &scene.bodies {
+        assert!(scene.world.body(ball).unwrap().position().z > 0.49);
+    }
+}
+
+/// Runs `steps` steps of the exact stepper at its default row limit; returns the top
+/// box's displacement, fallbacks, unsolved islands, ms per step and largest island.
+fn run(scene: &mut Scene, steps: usize) -> (f64, usize, usize, f64, usize) {
+    let top = *scene.bodies.last().unwrap();
+    let start = scene.world.body(top).unwrap().position();
+    let (mut fallbacks, mut unsolved, mut largest, mut iterations) = (0, 0, 0, 0);
+    let clock = std::time::Instant::now();
+    for _ in 0..steps {
+        let stats = scene.world.step(scene.h).unwrap();
+        fallbacks += stats.fallbacks;
+        unsolved += stats.unsolved_islands;
+        iterations += stats.pivots;
+        for r in &stats.island_reports {
+            largest = largest.max(r.rows);
+        }
+    }
+    let ms = clock.elapsed().as_secs_f64() * 1e3 / steps as f64;
+    println!(
+        "  {:.2} active-set iterations per step",
+        iterations as f64 / steps as f64
+    );
+    let moved = (scene.world.body(top).unwrap().position() - start).length();
+    (moved, fallbacks, unsolved, ms, largest)
+}
+
+fn s1_exact(steps: usize, limit: f64) {
+    let mut scene = pyramid(20, exact(ExactSettings::default().dense_row_limit)).unwrap();
+    let (moved, fallbacks, unsolved, ms, largest) = run(&mut scene, steps);
+    println!(
+        "S1 exact (N = 20), {steps} steps: top moved {moved:.3e} m, {fallbacks} fallbacks, {unsolved} unsolved, {ms:.2} ms/step, island of {largest} rows"
+    );
+    assert!(largest > 5000, "one large island: {largest} rows");
+    assert_eq!((fallbacks, unsolved), (0, 0));
+    assert!(moved < limit, "top box moved {moved} m");
+}
+
+fn s2_exact(side: usize, layers: usize, steps: usize) {
+    let mut scene = sphere_pile(
+        side,
+        layers,
+        exact(ExactSettings::default().dense_row_limit),
+    )
+    .unwrap();
+    let (_, fallbacks, unsolved, ms, largest) = run(&mut scene, steps);
+    let wall = sphere_pile_half_width(side);
+    let deepest = scene
+        .world
+        .contacts()
+        .iter()
+        .map(|c| -c.geometry.separation)
+        .fold(0.0f64, f64::max);
+    let (mut lowest, mut widest) = (f64::INFINITY, 0.0f64);
+    for &ball in &scene.bodies {
+        let p = scene.world.body(ball).unwrap().position();
+        lowest = lowest.min(p.z);
+        widest = widest.max(p.x.abs()).max(p.y.abs());
+    }
+    println!(
+        "S2 exact {side}x{side}x{layers}, {steps} steps: deepest penetration {deepest:.3e} m, lowest centre {lowest:.4} m, widest {widest:.4} m (wall {wall}), {fallbacks} fallbacks, {unsolved} unsolved, {ms:.2} ms/step, island of {largest} rows"
+    );
+    // The sparse solve does not always converge while spheres land (see the module
+    // notes); its failures are counted and finished by Gauss-Seidel.
+    assert!(deepest < 0.01, "penetration {deepest} m");
+    assert!(lowest > 0.5 - 0.01, "a sphere sank to {lowest}");
+    assert!(widest < wall - 0.5 + 0.01, "a sphere got to {widest}");
+}
+
+#[test]
+fn s1_pyramid_20_stands_with_the_exact_stepper_for_a_second() {
+    // 60 steps: the pyramid takes its load in the first few, then rests.
+    s1_exact(60, 0.005);
+}
+
+#[test]
+#[ignore = "full-size S1 exact (600 steps): cargo test --release -- --ignored"]
+fn s1_full_exact() {
+    s1_exact(600, 0.05);
+}
+
+#[test]
+#[ignore = "full-size S2 exact (600 steps, many minutes; falls back while spheres land): cargo test --release -- --ignored"]
+fn s2_full_exact() {
+    s2_exact(10, 10, 600);
+}
