@@ -110,8 +110,10 @@ pub struct StressRow {
     pub max_energy_rise: f64,
     /// The allowed rise, J.
     pub energy_tolerance: f64,
-    /// The deepest contact penetration of any step, m.
+    /// The deepest contact penetration of any step, m (landing impacts included).
     pub max_penetration: f64,
+    /// The deepest contact penetration after the last step, m (at rest, for these scenes).
+    pub final_penetration: f64,
     /// S4: horizontal distance the top box moved, at the end, m.
     pub top_drift: Option<f64>,
     /// S4: the largest horizontal distance the top box was from its start, m.
@@ -235,6 +237,7 @@ fn stress_run(
         max_energy_rise: f64::NEG_INFINITY,
         energy_tolerance: guard.energy_tolerance,
         max_penetration: 0.0,
+        final_penetration: 0.0,
         top_drift: None,
         max_top_drift: None,
         top_height_error: None,
@@ -262,7 +265,8 @@ fn stress_run(
         row.steps_with_unsolved_islands += usize::from(stats.unsolved_islands > 0);
         let rise = guard.energy_rise(&scene.world);
         row.max_energy_rise = row.max_energy_rise.max(rise);
-        row.max_penetration = row.max_penetration.max(max_penetration(&scene.world));
+        row.final_penetration = max_penetration(&scene.world);
+        row.max_penetration = row.max_penetration.max(row.final_penetration);
         if let (Some(start), Some(now)) = (top_start, top_position(&scene.world)) {
             let drift = (now - start).truncate().length();
             row.max_top_drift = Some(row.max_top_drift.map_or(drift, |d: f64| d.max(drift)));

@@ -34,6 +34,8 @@ fn the_stack_runs_with_both_steppers_and_keeps_every_invariant() {
         // The boxes start touching: contacts exist and stay shallow.
         let penetration = row["max_penetration"].as_f64().unwrap();
         assert!(penetration > 0.0 && penetration < 1e-3, "{row}");
+        let last = row["final_penetration"].as_f64().unwrap();
+        assert!(last > 0.0 && last <= penetration, "{row}");
         assert!(row["top_drift"].as_f64().unwrap() < 1e-2, "{row}");
         assert!(row["mean_step_ms"].as_f64().unwrap() > 0.0, "{row}");
     }
