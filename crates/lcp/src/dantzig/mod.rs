@@ -48,6 +48,7 @@ use crate::report::{IndexState, SolveReport, Status};
 use crate::residual::boxed_residual;
 use ldlt::IncrementalLdlt;
 use sparse_rows::SparseRows;
+use warm::WarmStart;
 
 /// Options for [`solve_dantzig`] and [`DantzigSolver`].
 #[derive(Clone, Debug)]
@@ -63,7 +64,8 @@ pub struct DantzigOptions {
     /// the solve with [`Status::PivotLimit`].
     pub max_pivots: Option<usize>,
     /// How many pivoting passes may be spent making friction bounds consistent with the final
-    /// normal forces. Default 6; 1 is ODE's single pass (with bounds taken per row, see the
+    /// normal forces. Default 12 (a pass after the first repairs the previous pass's sets and
+    /// usually costs a few pivots); 1 is ODE's single pass (with bounds taken per row, see the
     /// module documentation).
     pub max_friction_passes: usize,
     /// When pivoting cannot make friction bounds agree with the final normal forces, solve
@@ -87,7 +89,7 @@ impl Default for DantzigOptions {
             tolerance: 1e-11,
             pivot_tolerance: 1e-10,
             max_pivots: None,
-            max_friction_passes: 6,
+            max_friction_passes: 12,
             exact_friction: true,
             exact_friction_max_rows: 300,
             fallback: None,
@@ -325,7 +327,7 @@ impl DantzigSolver {
                     // sets are usually right: re-solve them exactly.
                     self.classify_active_set(problem, &exact.x);
                     let guess = std::mem::take(&mut self.active);
-                    if self.try_warm_start(problem, &guess) {
+                    if self.try_warm_start(problem, &guess) == WarmStart::Hit {
                         self.exact_friction_used = true;
                         report = self.report_from_state(problem, Ok(()), options);
                         report.iterations = pivots;
@@ -419,17 +421,24 @@ impl DantzigSolver {
             return Ok(());
         }
         let has_friction = p.findex.iter().any(Option::is_some);
+        // A missed guess is repaired like a friction pass: its sets are usually close (the
+        // previous step's), and most of its indices stay where they are.
+        let mut repair_guess = false;
         if let Some(guess) = initial {
-            if self.try_warm_start(p, guess) {
-                self.warm_started = true;
-                self.friction_passes = 0;
-                return Ok(());
+            match self.try_warm_start(p, guess) {
+                WarmStart::Hit => {
+                    self.warm_started = true;
+                    self.friction_passes = 0;
+                    return Ok(());
+                }
+                WarmStart::Miss => repair_guess = true,
+                WarmStart::Unusable => {}
             }
         }
         let n = p.len();
         loop {
             self.friction_passes += 1;
-            if self.friction_passes == 1 {
+            if self.friction_passes == 1 && !repair_guess {
                 self.cold_pass(p)?;
             } else {
                 // Bounds from the newest normal forces; the sets of the last pass are kept.

@@ -14,7 +14,8 @@ use crate::report::Status;
 
 impl DantzigSolver {
     /// Moves the friction bounds to the current normal forces and repairs the index sets
-    /// (see the module documentation). Needs the sets and factorisation of a finished pass.
+    /// (see the module documentation). Needs the sets and factorisation of a finished pass
+    /// or of a missed warm start.
     pub(super) fn repair_pass(&mut self, p: &BoxedLcp) -> Result<(), Status> {
         let n = p.len();
         self.set_friction_bounds(p);

@@ -7,13 +7,26 @@ use crate::matrix::{dot, max_abs};
 use crate::problem::BoxedLcp;
 use crate::report::IndexState;
 
+/// What a guess of the index sets gave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WarmStart {
+    /// A valid solution.
+    Hit,
+    /// Factored, but not valid: repair the sets by pivoting.
+    Miss,
+    /// A guessed clamped block is singular: start from scratch.
+    Unusable,
+}
+
 /// Fixed-point rounds allowed for friction bounds to settle under a guessed set.
 const FRICTION_ROUNDS: usize = 8;
 
 impl DantzigSolver {
-    /// Tries the guessed sets; returns whether they give a valid solution (which is then in
-    /// `self.x`, `self.w` and the index sets). On `false` the caller starts from scratch.
-    pub(super) fn try_warm_start(&mut self, p: &BoxedLcp, guess: &[IndexState]) -> bool {
+    /// Tries the guessed sets: [`WarmStart::Hit`] if they give a valid solution (which is
+    /// then in `self.x`, `self.w` and the index sets), [`WarmStart::Miss`] if they were
+    /// factored but need repairing (the sets and factorisation are left for
+    /// `repair_pass`), [`WarmStart::Unusable`] if a guessed clamped block is singular.
+    pub(super) fn try_warm_start(&mut self, p: &BoxedLcp, guess: &[IndexState]) -> WarmStart {
         let n = p.len();
         self.clear_sets(n);
         // Friction bounds start from zero normal forces and settle below.
@@ -30,8 +43,7 @@ impl DantzigSolver {
             };
             match state {
                 IndexState::Clamped => {
-                    // No pivoting follows a warm start (a miss starts over from scratch), so
-                    // the clamped-column copy the pivots use is not kept up here.
+                    // The clamped-column copy the pivots use is only made on a miss.
                     let nc = self.c_list.len();
                     let row = p.a.row(i);
                     for (c, &ck) in self.c_list.iter().enumerate() {
@@ -43,10 +55,11 @@ impl DantzigSolver {
                     if pivot.is_nan()
                         || pivot <= self.pivot_tolerance * aii.abs().max(f64::MIN_POSITIVE)
                     {
-                        return false;
+                        return WarmStart::Unusable;
                     }
                     self.ldl.append(&self.y[..nc], pivot);
                     self.c_list.push(i);
+                    self.slot_of.push(nc);
                     self.set[i] = Set::Clamped;
                 }
                 IndexState::AtLower => {
@@ -59,7 +72,22 @@ impl DantzigSolver {
                 }
             }
         }
-        self.settle_friction(p, CoupledSolve::Always)
+        self.slots_used = self.c_list.len();
+        if self.settle_friction(p, CoupledSolve::Always) {
+            return WarmStart::Hit;
+        }
+        if !self.rows.is_sparse() {
+            // Pivoting follows: the clamped columns, in slots 0..|C|, row by row.
+            let nc = self.c_list.len();
+            for r in 0..n {
+                let row = p.a.row(r);
+                let columns = &mut self.clamped_columns[r * n..r * n + nc];
+                for (column, &k) in columns.iter_mut().zip(&self.c_list) {
+                    *column = row[k];
+                }
+            }
+        }
+        WarmStart::Miss
     }
 
     /// With the index sets held fixed, alternates between solving the clamped values and
