@@ -163,3 +163,26 @@ fn a_partly_wrong_guess_is_repaired_not_restarted() {
         "{stats:?} vs {cold_pivots} cold"
     );
 }
+
+/// A guess that puts rows at bounds they do not have (normal rows "at their upper bound",
+/// which is infinite) must not poison the repair with infinite values.
+#[test]
+fn a_guess_at_missing_bounds_is_repaired_to_the_exact_answer() {
+    let problem = load("s1_pyramid_4.json");
+    let options = DantzigOptions::default();
+    let guess: Vec<IndexState> = (0..problem.len())
+        .map(|k| {
+            if problem.findex[k].is_none() {
+                IndexState::AtUpper
+            } else {
+                IndexState::AtLower
+            }
+        })
+        .collect();
+    assert!(problem.hi.iter().any(|h| h.is_infinite()));
+    let mut solver = DantzigSolver::new();
+    let report = solver.solve(&problem, &options, Some(&guess)).unwrap();
+    assert!(report.status.is_solved(), "{report:?}");
+    assert!(report.residual.max() <= 1e-9, "{:?}", report.residual);
+    assert!(!solver.stats().exact_friction, "{:?}", solver.stats());
+}

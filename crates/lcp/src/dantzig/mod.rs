@@ -269,7 +269,6 @@ impl DantzigSolver {
         self.pivot_tolerance = options.pivot_tolerance;
         self.a_max = p.a.max_abs();
         self.b_inf = max_abs(&p.b);
-        self.rows.index(&p.a);
         self.pivots = 0;
         self.max_pivots = options.max_pivots.unwrap_or(30 * n + 100);
         self.regularised = 0;
@@ -434,6 +433,11 @@ impl DantzigSolver {
                 WarmStart::Miss => repair_guess = true,
                 WarmStart::Unusable => {}
             }
+        }
+        if !repair_guess {
+            // Only pivoting uses the sparse rows (a warm start that hits never needs them;
+            // one that misses has indexed them already).
+            self.rows.index(&p.a);
         }
         let n = p.len();
         loop {

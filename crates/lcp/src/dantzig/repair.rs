@@ -44,6 +44,23 @@ impl DantzigSolver {
                 _ => {}
             }
         }
+        // A guessed set may put an index at a bound it does not have (a warm start from
+        // another problem's sets): it is driven again from zero (inside its bounds).
+        let mut m = 0;
+        while m < self.n_list.len() {
+            let k = self.n_list[m];
+            let bound = if self.set[k] == Set::Lower {
+                self.lo[k]
+            } else {
+                self.hi[k]
+            };
+            if bound.is_finite() {
+                m += 1;
+            } else {
+                self.n_list.swap_remove(m);
+                self.make_stale(k, 0.0);
+            }
+        }
         // Each round takes at least one index out of C or N, so n + 1 rounds always suffice.
         for _round in 0..=n {
             self.solve_clamped_from_sets(p);

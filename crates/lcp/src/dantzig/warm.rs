@@ -76,6 +76,7 @@ impl DantzigSolver {
         if self.settle_friction(p, CoupledSolve::Always) {
             return WarmStart::Hit;
         }
+        self.rows.index(&p.a);
         if !self.rows.is_sparse() {
             // Pivoting follows: the clamped columns, in slots 0..|C|, row by row.
             let nc = self.c_list.len();
