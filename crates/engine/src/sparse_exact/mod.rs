@@ -49,7 +49,7 @@ use stiction_lcp::{IndexState, Status};
 use system::BodySystem;
 
 /// Index-set iterations (each one factorisation) before giving up.
-pub(crate) const MAX_ITERATIONS: usize = 60;
+pub(crate) const MAX_ITERATIONS: usize = 30;
 /// Refinement passes per iteration at most.
 const MAX_REFINEMENTS: usize = 30;
 /// A refinement pass that leaves more than this fraction of the previous residual is slow:
