@@ -18,7 +18,8 @@
 //!   `|x_t| <= mu |x_n|` holds with the final normals (the true `findex` problem), up to
 //!   [`DantzigOptions::max_friction_passes`].
 //! - **Warm start.** A guess of each index's set (e.g. last step's [`IndexState`]s) is tried
-//!   first: one factorisation and a validity check; pivoting only runs if the guess is wrong.
+//!   first: one factorisation and a validity check; pivoting only runs if the guess is wrong,
+//!   and then starts from the guessed sets, repaired like a friction pass.
 //! - **Polish.** The final clamped values are re-solved from the factorisation (one step of
 //!   iterative refinement), so drift accumulated over many pivots does not reach the answer.
 //! - **Fallback.** On failure, optionally finish with projected Gauss-Seidel started from the
