@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use stiction_lcp::dantzig::{DantzigOptions, DantzigSolver, DantzigStats};
+use stiction_lcp::generate::{random_contact_problem, ContactProblemSpec};
 use stiction_lcp::json::parse_problem;
 use stiction_lcp::{BoxedLcp, IndexState, SolveReport};
 
@@ -185,4 +186,27 @@ fn a_guess_at_missing_bounds_is_repaired_to_the_exact_answer() {
     assert!(report.status.is_solved(), "{report:?}");
     assert!(report.residual.max() <= 1e-9, "{:?}", report.residual);
     assert!(!solver.stats().exact_friction, "{:?}", solver.stats());
+}
+
+/// Found while trying to skip the coupled solve between passes whenever the last pass was
+/// cheaper than its LU: this heavily duplicated contact set (40 % identical contacts, CFM
+/// 1e-6) then never settled. The coupled solve between passes is what settles it.
+#[test]
+fn duplicated_contacts_settle_through_the_coupled_solve_between_passes() {
+    let contacts = 51;
+    let problem = random_contact_problem(&ContactProblemSpec {
+        seed: 8_823_595_178_643_789_270,
+        bodies: contacts / 3,
+        contacts,
+        mu: 0.3,
+        cfm: 1e-6,
+        duplicate_fraction: 0.4,
+    });
+    let mut solver = DantzigSolver::new();
+    let report = solver
+        .solve(&problem, &DantzigOptions::default(), None)
+        .unwrap();
+    println!("{:?}", solver.stats());
+    assert!(report.status.is_solved(), "{:?}", report.residual);
+    assert!(report.residual.max() <= 1e-9, "{:?}", report.residual);
 }
