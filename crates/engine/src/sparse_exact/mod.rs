@@ -55,8 +55,10 @@ const MAX_REFINEMENTS: usize = 30;
 /// A refinement pass that leaves more than this fraction of the previous residual is slow:
 /// the next passes solve the friction coupling with GMRES.
 const SLOW_REFINEMENT: f64 = 0.25;
-/// GMRES: relative tolerance, vectors per cycle and cycles of one coupled solve.
-const GMRES_TOLERANCE: f64 = 1e-12;
+/// GMRES: relative tolerance, vectors per cycle and cycles of one coupled solve. Each
+/// refinement pass runs one solve, so two passes already gain twelve digits; a tighter
+/// tolerance only costs operator applications (S1: 19.6 -> 15.4 ms/step at 1e-6).
+const GMRES_TOLERANCE: f64 = 1e-6;
 /// See [`GMRES_TOLERANCE`].
 const GMRES_RESTART: usize = 40;
 /// See [`GMRES_TOLERANCE`].
