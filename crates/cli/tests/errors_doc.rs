@@ -2,8 +2,9 @@
 //! holding the files it shows, and must print exactly what the page says (stdout, then
 //! stderr; a `[...]` line stands for any lines) and exit with the status the page gives
 //! (`$ echo $?`). The engine messages it quotes (`text engine=CASE` blocks) are provoked
-//! through the Rust API and compared too. The "Snapshots" section is skipped: another part of
-//! the project fills it in. The page's introduction describes these conventions for readers.
+//! through the Rust API and compared too. The "Snapshots" section is skipped: its inputs are
+//! binary files made by an earlier run, and tests/snapshot_cli.rs provokes each of its
+//! messages. The page's introduction describes these conventions for readers.
 
 mod common;
 
