@@ -524,8 +524,8 @@ fn solve_exact(
 ) -> Result<IslandReport, WorldError> {
     let range = s.islands.rows(k);
     let n = range.len();
-    let sparse = n > settings.dense_row_limit
-        && !matches!(model, FrictionModel::PolygonalCone { .. });
+    let sparse =
+        n > settings.dense_row_limit && !matches!(model, FrictionModel::PolygonalCone { .. });
     let (mut island, solved) = if sparse {
         // Too large for a dense A: active sets on a body-space sparse factorisation.
         let outcome = s.sparse_exact.solve(
