@@ -320,3 +320,47 @@ fn sparse_solve_is_deterministic() {
         }
     }
 }
+
+#[test]
+#[ignore = "S2 probe: S2_WARM iterative steps (default 250), then S2_STEPS exact ones (default 20), one line per step: cargo test --release -p stiction --test sparse_exact s2_exact_probe -- --ignored --nocapture"]
+fn s2_exact_probe() {
+    let read = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (warm, steps) = (read("S2_WARM", 250), read("S2_STEPS", 20));
+    let mut scene = sphere_pile(
+        10,
+        10,
+        scene_settings(Solver::Iterative(Default::default())),
+    )
+    .unwrap();
+    for _ in 0..warm {
+        scene.world.step(scene.h).unwrap();
+    }
+    scene
+        .world
+        .set_solver(Solver::Exact(ExactSettings::default()))
+        .unwrap();
+    let (mut fallbacks, mut total) = (0, 0.0);
+    for step in warm..warm + steps {
+        let clock = std::time::Instant::now();
+        let stats = scene.world.step(scene.h).unwrap();
+        let ms = clock.elapsed().as_secs_f64() * 1e3;
+        total += ms;
+        fallbacks += stats.fallbacks;
+        let big = stats.island_reports.iter().max_by_key(|r| r.rows);
+        if let Some(r) = big {
+            println!(
+                "step {step}: {ms:.0} ms, fallbacks {}, largest island {} rows, {:?}, {} iterations, residual {:.1e}",
+                stats.fallbacks, r.rows, r.status, r.iterations, r.residual
+            );
+        }
+    }
+    println!(
+        "S2 exact after {warm} iterative steps: {fallbacks} fallbacks in {steps} steps, {:.0} ms/step",
+        total / steps as f64
+    );
+}

@@ -8,7 +8,11 @@
 //!   iteration solves for the clamped forces with the others at their bounds, then moves
 //!   every row that violates its set (primal-dual active set, with Júdice and Pires'
 //!   safeguard against cycling). It stops when no row violates, after at most
-//!   [`MAX_ITERATIONS`].
+//!   [`MAX_ITERATIONS`] in all.
+//! - **Frozen-bound passes**: when block moves stop making progress (sphere piles), the
+//!   friction bounds are frozen at the current normal forces and the safeguarded
+//!   iteration solves that fixed-bound problem; after each pass the coupled equations are
+//!   solved on the pass's sets and checked (see `SparseExactSolver::iterate`).
 //! - **Body space** ([`system`]): the clamped rows are solved through
 //!   `H = M + J_F^T R_F^-1 J_F`, one 6 x 6 block per body, factored by our block
 //!   Cholesky ([`cholesky`], [`block`]) after a minimum-degree ordering of the body graph
@@ -48,8 +52,17 @@ use stiction_lcp::pgs::RowOperator;
 use stiction_lcp::{IndexState, Status};
 use system::BodySystem;
 
-/// Index-set iterations (each one factorisation) before giving up.
-pub(crate) const MAX_ITERATIONS: usize = 30;
+/// Index-set iterations (each at most one factorisation) before giving up, over all
+/// phases of one solve.
+pub(crate) const MAX_ITERATIONS: usize = 400;
+/// Frozen-bound passes (see [`SparseExactSolver::iterate`]) after the moving-bound
+/// iteration stalls.
+const MAX_FROZEN_PASSES: usize = 25;
+/// Frozen-bound passes stop once no force moved by more than this fraction of the force
+/// scale in a pass.
+const FROZEN_TOLERANCE: f64 = 1e-11;
+/// The shortest step between frozen-bound passes, as a fraction of the pass's change.
+const SHORTEST_JUMP: f64 = 0.5;
 /// Refinement passes per iteration at most.
 const MAX_REFINEMENTS: usize = 30;
 /// A refinement pass that leaves more than this fraction of the previous residual is slow:
@@ -61,8 +74,9 @@ const SLOW_REFINEMENT: f64 = 0.25;
 const GMRES_TOLERANCE: f64 = 1e-6;
 /// See [`GMRES_TOLERANCE`].
 const GMRES_RESTART: usize = 40;
-/// See [`GMRES_TOLERANCE`].
-const GMRES_CYCLES: usize = 3;
+/// See [`GMRES_TOLERANCE`]. The coupled solves after frozen-bound passes (sphere piles)
+/// need more than a few cycles; converged solves stop early whatever the cap.
+const GMRES_CYCLES: usize = 25;
 /// Refinement stops once every clamped row's slack is below this fraction of
 /// `max(|b|_inf, max_i A_ii |x|_inf)`.
 pub(crate) const REFINE_TOLERANCE: f64 = 1e-13;
@@ -129,6 +143,12 @@ pub(crate) struct SparseExactSolver {
     w: Vec<f64>,
     res: Vec<f64>,
     dx: Vec<f64>,
+    /// The forces the friction bounds are frozen at (frozen-bound passes).
+    frozen: Vec<f64>,
+    /// A frozen-bound pass's forces, kept while the coupled solve is tried.
+    saved: Vec<f64>,
+    /// Whether the last refinement reached its tolerance.
+    converged: bool,
 }
 
 impl SparseExactSolver {
@@ -225,64 +245,166 @@ impl SparseExactSolver {
         }
     }
 
-    /// The active-set iterations; returns `Solved` once no row violates its set.
+    /// The active-set iterations; returns `Solved` once no row violates its set. First
+    /// with the friction bounds following the normal forces (the fast path: one or two
+    /// iterations on a resting stack); if that stalls, by frozen-bound passes.
     fn iterate(&mut self, island: &SparseIsland, op: &mut SparseOperator) -> (Status, usize) {
+        let max_diagonal = op.max_diagonal();
+        self.factored.clear();
+        let mut used = 0;
+        match self.active_sets(island, op, max_diagonal, Friction::Moving, &mut used) {
+            Sweep::Solved => return (Status::Solved, used),
+            Sweep::Failed(status) => return (status, used),
+            Sweep::Stalled => {}
+        }
+        // With bounds that move with the normal forces the single moves of the safeguard
+        // may cycle (the LCP is not a fixed-bound P-matrix problem: S2's piles stall at
+        // 10-20 violating rows). Freeze the friction bounds at the current forces: each
+        // pass is then a fixed-bound problem the safeguarded iteration finishes. Passes
+        // alone approach the coupled answer only linearly (S2: 0.9-0.96 per pass), so
+        // after each one the coupled equations are solved directly on the pass's sets
+        // (refinement with GMRES from the start). If that converges and no row violates
+        // its set, done; if it converges with violations, the next pass freezes the
+        // bounds at its forces (a Newton-like jump); if it does not converge (the sets
+        // are still far off), the next pass starts from the pass's own forces. Jumps that
+        // overshoot (cycling between two sets) are halved, down to [`SHORTEST_JUMP`].
+        let (mut jump, mut previous_change) = (1.0f64, f64::INFINITY);
+        for _ in 0..MAX_FROZEN_PASSES {
+            self.frozen.clone_from(&self.x);
+            match self.active_sets(island, op, max_diagonal, Friction::Frozen, &mut used) {
+                Sweep::Solved => {}
+                Sweep::Failed(status) => return (status, used),
+                Sweep::Stalled => return (Status::IterationLimit, used),
+            }
+            let (x_scale, _) = scales(&self.x, island.b, max_diagonal);
+            let change = self
+                .x
+                .iter()
+                .zip(&self.frozen)
+                .fold(0.0f64, |m, (x, f)| m.max((x - f).abs()))
+                / x_scale;
+            if change <= FROZEN_TOLERANCE {
+                return (Status::Solved, used);
+            }
+            // On these sets, solve the coupled equations directly (the fixed point the
+            // passes approach); keep it if it converges and no row violates its set.
+            self.saved.clone_from(&self.x);
+            if !self.settle(island, op, max_diagonal, Friction::Moving, true) {
+                return (Status::NonFinite, used);
+            }
+            if self.converged && self.violations(island, op, max_diagonal, Friction::Moving) == 0 {
+                return (Status::Solved, used);
+            }
+            // A pass that changed the forces more than the last one: the passes (or the
+            // jumps) overshoot, typically cycling between two sets. Shorten the steps
+            // (the fixed point lies between).
+            if change > previous_change {
+                jump = (jump * 0.5).max(SHORTEST_JUMP);
+            }
+            previous_change = change;
+            if !self.converged {
+                self.x.clone_from(&self.saved);
+            }
+            for (x, frozen) in self.x.iter_mut().zip(&self.frozen) {
+                *x = frozen + jump * (*x - frozen);
+            }
+        }
+        (Status::IterationLimit, used)
+    }
+
+    /// Row `i`'s bounds: friction rows scale with the current normal forces (`Moving`)
+    /// or with those saved in `frozen` (`Frozen`).
+    #[inline]
+    fn limits(&self, island: &SparseIsland, friction: Friction, i: usize) -> (f64, f64) {
         let range = island.range.clone();
         let (lo, hi) = (
             &island.rows.lo[range.clone()],
             &island.rows.hi[range.clone()],
         );
-        let findex = &island.rows.findex[range.clone()];
-        let max_diagonal = op.max_diagonal();
+        let findex = &island.rows.findex[range];
+        let source = match friction {
+            Friction::Moving => &self.x,
+            Friction::Frozen => &self.frozen,
+        };
+        bounds(lo, hi, findex, source, i)
+    }
+
+    /// Computes every row's slack at the current forces and counts the rows that violate
+    /// their sets.
+    fn violations(
+        &mut self,
+        island: &SparseIsland,
+        op: &mut SparseOperator,
+        max_diagonal: f64,
+        friction: Friction,
+    ) -> usize {
+        op.begin(&self.x);
+        for (i, w) in self.w.iter_mut().enumerate() {
+            *w = op.row_times_vector(i, &self.x) - island.b[i];
+        }
+        let (x_scale, w_scale) = scales(&self.x, island.b, max_diagonal);
+        let (eps_x, eps_w) = (SET_TOLERANCE * x_scale, SET_TOLERANCE * w_scale);
+        (island.nub..self.x.len())
+            .filter(|&i| {
+                let limits = self.limits(island, friction, i);
+                wanted(self.state[i], self.x[i], self.w[i], limits, eps_x, eps_w).is_some()
+            })
+            .count()
+    }
+
+    /// Safeguarded active-set iterations from the current sets, counting factorisations
+    /// in `used` (at most [`MAX_ITERATIONS`] in all). With moving friction bounds it
+    /// reports `Stalled` where the safeguard would start single moves; with frozen ones
+    /// it makes them (finite for a fixed-bound P-matrix LCP).
+    fn active_sets(
+        &mut self,
+        island: &SparseIsland,
+        op: &mut SparseOperator,
+        max_diagonal: f64,
+        friction: Friction,
+        used: &mut usize,
+    ) -> Sweep {
         let mut safeguard = Safeguard::new();
-        self.factored.clear();
-        for iteration in 1..=MAX_ITERATIONS {
+        while *used < MAX_ITERATIONS {
+            *used += 1;
             self.clamped.clear();
             self.clamped
                 .extend(self.state.iter().map(|s| *s == IndexState::Clamped));
             if self.factored != self.clamped {
                 if !self
                     .system
-                    .factor(island.rows, range.clone(), &self.clamped, &self.r)
+                    .factor(island.rows, island.range.clone(), &self.clamped, &self.r)
                 {
-                    return (Status::PivotFailure, iteration);
+                    return Sweep::Failed(Status::PivotFailure);
                 }
                 self.factored.clone_from(&self.clamped);
             }
-            if !self.settle(island, op, max_diagonal) {
-                return (Status::NonFinite, iteration);
+            if !self.settle(island, op, max_diagonal, friction, false) {
+                return Sweep::Failed(Status::NonFinite);
             }
-            // Slack of every row at the settled forces.
-            op.begin(&self.x);
-            for (i, w) in self.w.iter_mut().enumerate() {
-                *w = op.row_times_vector(i, &self.x) - island.b[i];
+            let violations = self.violations(island, op, max_diagonal, friction);
+            if violations == 0 {
+                return Sweep::Solved;
+            }
+            let moves = safeguard.moves(violations);
+            if moves == Moves::First && friction == Friction::Moving {
+                return Sweep::Stalled;
             }
             let (x_scale, w_scale) = scales(&self.x, island.b, max_diagonal);
             let (eps_x, eps_w) = (SET_TOLERANCE * x_scale, SET_TOLERANCE * w_scale);
-            let violating = |state: &[IndexState], i: usize| {
-                let limits = bounds(lo, hi, findex, &self.x, i);
-                wanted(state[i], self.x[i], self.w[i], limits, eps_x, eps_w)
-            };
-            let violations = (island.nub..self.x.len())
-                .filter(|&i| violating(&self.state, i).is_some())
-                .count();
-            if violations == 0 {
-                return (Status::Solved, iteration);
-            }
-            let moves = safeguard.moves(violations);
-            let mut moved = 0;
             for i in island.nub..self.x.len() {
-                if let Some(next) = violating(&self.state, i) {
+                let limits = self.limits(island, friction, i);
+                if let Some(next) =
+                    wanted(self.state[i], self.x[i], self.w[i], limits, eps_x, eps_w)
+                {
                     self.state[i] = next;
-                    moved += 1;
                     if moves == Moves::First {
                         break;
                     }
                 }
             }
-            debug_assert!(moved > 0);
         }
-        (Status::IterationLimit, MAX_ITERATIONS)
+        Sweep::Stalled
     }
 
     /// Puts bound rows on their bounds and refines the clamped rows' forces until their
@@ -293,18 +415,16 @@ impl SparseExactSolver {
         island: &SparseIsland,
         op: &mut SparseOperator,
         max_diagonal: f64,
+        friction: Friction,
+        coupled_from_start: bool,
     ) -> bool {
         let range = island.range.clone();
-        let (lo, hi) = (
-            &island.rows.lo[range.clone()],
-            &island.rows.hi[range.clone()],
-        );
-        let findex = &island.rows.findex[range.clone()];
         let mut previous = f64::INFINITY;
-        let (mut coupled, mut stalled) = (false, 0);
+        let (mut coupled, mut stalled) = (coupled_from_start, 0);
+        self.converged = false;
         for _ in 0..MAX_REFINEMENTS {
             for i in 0..self.x.len() {
-                let (l, h) = bounds(lo, hi, findex, &self.x, i);
+                let (l, h) = self.limits(island, friction, i);
                 match self.state[i] {
                     IndexState::AtLower => self.x[i] = l,
                     IndexState::AtUpper => self.x[i] = h,
@@ -326,14 +446,17 @@ impl SparseExactSolver {
             }
             let (_, w_scale) = scales(&self.x, island.b, max_diagonal);
             if largest <= REFINE_TOLERANCE * w_scale {
+                self.converged = true;
                 break;
             }
             // The plain correction ignores that friction at a bound moves with its normal
             // force: a fixed point, slow (or divergent) when the coupling is strong. Once
             // it is slow, solve the coupled equations ([`gmres`]) instead; once that stalls
             // too, the round-off floor is reached and the caller's checks decide.
+            // Frozen bounds have no coupling: the plain correction is exact up to the
+            // regularisation floor.
             if largest > SLOW_REFINEMENT * previous {
-                if coupled {
+                if coupled || friction == Friction::Frozen {
                     stalled += 1;
                     if stalled >= 2 {
                         break;
@@ -428,6 +551,26 @@ impl SparseExactSolver {
             &mut self.dx,
         );
     }
+}
+
+/// Where friction bounds come from during an active-set sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Friction {
+    /// `+-mu x_n` with the current normal forces.
+    Moving,
+    /// `+-mu x_n` with the normal forces saved when the pass started.
+    Frozen,
+}
+
+/// How an active-set sweep ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Sweep {
+    /// No row violates its set.
+    Solved,
+    /// Out of iterations, or (moving bounds) the safeguard would start single moves.
+    Stalled,
+    /// A factorisation failed or a force became non-finite.
+    Failed(Status),
 }
 
 /// The force and slack scales of [`stiction_lcp::boxed_residual`]: `|x|_inf` and
