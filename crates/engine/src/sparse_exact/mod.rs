@@ -149,6 +149,10 @@ pub(crate) struct SparseExactSolver {
     saved: Vec<f64>,
     /// Whether the last refinement reached its tolerance.
     converged: bool,
+    /// The moving-bound iterate with the fewest violations: sets and forces.
+    best_state: Vec<IndexState>,
+    /// See `best_state`.
+    best_x: Vec<f64>,
 }
 
 impl SparseExactSolver {
@@ -365,6 +369,7 @@ impl SparseExactSolver {
         used: &mut usize,
     ) -> Sweep {
         let mut safeguard = Safeguard::new();
+        let mut fewest = usize::MAX;
         while *used < MAX_ITERATIONS {
             *used += 1;
             self.clamped.clear();
@@ -386,8 +391,17 @@ impl SparseExactSolver {
             if violations == 0 {
                 return Sweep::Solved;
             }
+            if friction == Friction::Moving && violations < fewest {
+                fewest = violations;
+                self.best_state.clone_from(&self.state);
+                self.best_x.clone_from(&self.x);
+            }
             let moves = safeguard.moves(violations);
             if moves == Moves::First && friction == Friction::Moving {
+                // Continue from the iterate with the fewest violations (block moves can
+                // also make things worse from the start, as on resting piles).
+                self.state.clone_from(&self.best_state);
+                self.x.clone_from(&self.best_x);
                 return Sweep::Stalled;
             }
             let (x_scale, w_scale) = scales(&self.x, island.b, max_diagonal);
