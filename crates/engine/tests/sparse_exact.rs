@@ -299,7 +299,7 @@ fn s1_full_exact() {
 }
 
 #[test]
-#[ignore = "full-size S2 exact (600 steps, many minutes; falls back while spheres land): cargo test --release -- --ignored"]
+#[ignore = "full-size S2 exact (600 steps, hours: from step ~69 every step falls back after 8-12 s): cargo test --release -- --ignored"]
 fn s2_full_exact() {
     s2_exact(10, 10, 600);
 }
