@@ -22,6 +22,9 @@
 //! (1000 spheres), 600 steps: deepest penetration 0.11 mm, lowest centre 0.4999 m, widest
 //! 6.5001 m of 7 (22 ms/step). The short versions take about 3 s together in a test build.
 
+mod common;
+
+use common::{assert_pile_contained, pile_extent, PileExtent};
 use stiction::math::Vec3;
 use stiction::scenes::{
     pyramid, scene_settings, sphere_pile, sphere_pile_half_width, stack, Scene,
@@ -80,26 +83,16 @@ fn pile(side: usize, layers: usize, steps: usize) {
     let mut scene = sphere_pile(side, layers, scene_settings(Solver::iterative())).unwrap();
     let (_, _, _, ms) = run(&mut scene, steps);
     let wall = sphere_pile_half_width(side);
-    let deepest = scene
-        .world
-        .contacts()
-        .iter()
-        .map(|c| -c.geometry.separation)
-        .fold(0.0f64, f64::max);
-    let (mut lowest, mut widest) = (f64::INFINITY, 0.0f64);
-    for &ball in &scene.bodies {
-        let p = scene.world.body(ball).unwrap().position();
-        lowest = lowest.min(p.z);
-        widest = widest.max(p.x.abs()).max(p.y.abs());
-    }
+    let extent = pile_extent(&scene);
+    let PileExtent {
+        deepest,
+        lowest,
+        widest,
+    } = extent;
     println!(
         "S2 {side}x{side}x{layers}, {steps} steps: deepest penetration {deepest:.3e} m, lowest centre {lowest:.4} m, widest centre {widest:.4} m (wall at {wall}), {ms:.3} ms/step"
     );
-    assert!(deepest < 0.01, "penetration {deepest} m");
-    // Radius 0.5: a centre below 0.5 is a sphere in the ground; beyond wall - 0.5 one in
-    // a wall.
-    assert!(lowest > 0.5 - 0.01, "a sphere sank to {lowest}");
-    assert!(widest < wall - 0.5 + 0.01, "a sphere got to {widest}");
+    assert_pile_contained(&extent, side);
 }
 
 #[test]

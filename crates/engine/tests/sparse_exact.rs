@@ -16,6 +16,9 @@
 //! cargo test --release -p stiction --test sparse_exact -- --ignored --nocapture
 //! ```
 
+mod common;
+
+use common::{assert_pile_contained, pile_extent, PileExtent};
 use stiction::math::Vec3;
 use stiction::scenes::{
     add_ground, pyramid, scene_settings, sphere_pile, sphere_pile_half_width, stack, Scene,
@@ -264,26 +267,18 @@ fn s2_exact(side: usize, layers: usize, steps: usize) {
     .unwrap();
     let (_, fallbacks, unsolved, ms, largest) = run(&mut scene, steps);
     let wall = sphere_pile_half_width(side);
-    let deepest = scene
-        .world
-        .contacts()
-        .iter()
-        .map(|c| -c.geometry.separation)
-        .fold(0.0f64, f64::max);
-    let (mut lowest, mut widest) = (f64::INFINITY, 0.0f64);
-    for &ball in &scene.bodies {
-        let p = scene.world.body(ball).unwrap().position();
-        lowest = lowest.min(p.z);
-        widest = widest.max(p.x.abs()).max(p.y.abs());
-    }
+    let extent = pile_extent(&scene);
+    let PileExtent {
+        deepest,
+        lowest,
+        widest,
+    } = extent;
     println!(
         "S2 exact {side}x{side}x{layers}, {steps} steps: deepest penetration {deepest:.3e} m, lowest centre {lowest:.4} m, widest {widest:.4} m (wall {wall}), {fallbacks} fallbacks, {unsolved} unsolved, {ms:.2} ms/step, island of {largest} rows"
     );
     // The sparse solve does not always converge while spheres land (see the module
     // notes); its failures are counted and finished by Gauss-Seidel.
-    assert!(deepest < 0.01, "penetration {deepest} m");
-    assert!(lowest > 0.5 - 0.01, "a sphere sank to {lowest}");
-    assert!(widest < wall - 0.5 + 0.01, "a sphere got to {widest}");
+    assert_pile_contained(&extent, side);
 }
 
 #[test]

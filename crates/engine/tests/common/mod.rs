@@ -37,3 +37,52 @@ pub fn spatial_double_pendulum(
         .unwrap();
     (upper, lower, top, elbow)
 }
+
+/// Where a sphere pile's spheres lie (S2's quality figures).
+#[derive(Clone, Copy, Debug)]
+pub struct PileExtent {
+    /// Deepest contact penetration, m.
+    pub deepest: f64,
+    /// Lowest sphere centre, m.
+    pub lowest: f64,
+    /// Largest `|x|` or `|y|` of a sphere centre, m.
+    pub widest: f64,
+}
+
+/// Measures a pile built by `stiction::scenes::sphere_pile`.
+pub fn pile_extent(scene: &stiction::scenes::Scene) -> PileExtent {
+    let deepest = scene
+        .world
+        .contacts()
+        .iter()
+        .map(|c| -c.geometry.separation)
+        .fold(0.0f64, f64::max);
+    let (mut lowest, mut widest) = (f64::INFINITY, 0.0f64);
+    for &ball in &scene.bodies {
+        let p = scene.world.body(ball).unwrap().position();
+        lowest = lowest.min(p.z);
+        widest = widest.max(p.x.abs()).max(p.y.abs());
+    }
+    PileExtent {
+        deepest,
+        lowest,
+        widest,
+    }
+}
+
+/// S2's rules: penetration below 1 cm, and no sphere (radius 0.5) in the ground or a wall of
+/// a pile `side` spheres wide (a centre below 0.5, or beyond `wall - 0.5`, with 1 cm grace).
+pub fn assert_pile_contained(extent: &PileExtent, side: usize) {
+    let wall = stiction::scenes::sphere_pile_half_width(side);
+    assert!(extent.deepest < 0.01, "penetration {} m", extent.deepest);
+    assert!(
+        extent.lowest > 0.5 - 0.01,
+        "a sphere sank to {}",
+        extent.lowest
+    );
+    assert!(
+        extent.widest < wall - 0.5 + 0.01,
+        "a sphere got to {}",
+        extent.widest
+    );
+}
