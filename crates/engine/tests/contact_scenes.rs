@@ -24,7 +24,7 @@
 
 mod common;
 
-use common::{assert_pile_contained, pile_extent, PileExtent};
+use common::{assert_pile_contained, pile_extent};
 use stiction::math::Vec3;
 use stiction::scenes::{
     pyramid, scene_settings, sphere_pile, sphere_pile_half_width, stack, Scene,
@@ -82,15 +82,9 @@ fn pyramid_iterative(rows: usize) {
 fn pile(side: usize, layers: usize, steps: usize) {
     let mut scene = sphere_pile(side, layers, scene_settings(Solver::iterative())).unwrap();
     let (_, _, _, ms) = run(&mut scene, steps);
-    let wall = sphere_pile_half_width(side);
-    let extent = pile_extent(&scene);
-    let PileExtent {
-        deepest,
-        lowest,
-        widest,
-    } = extent;
+    let (wall, extent) = (sphere_pile_half_width(side), pile_extent(&scene));
     println!(
-        "S2 {side}x{side}x{layers}, {steps} steps: deepest penetration {deepest:.3e} m, lowest centre {lowest:.4} m, widest centre {widest:.4} m (wall at {wall}), {ms:.3} ms/step"
+        "S2 {side}x{side}x{layers}, {steps} steps: {extent} (wall at {wall}), {ms:.3} ms/step"
     );
     assert_pile_contained(&extent, side);
 }

@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::{assert_pile_contained, pile_extent, PileExtent};
+use common::{assert_pile_contained, pile_extent};
 use stiction::math::Vec3;
 use stiction::scenes::{
     add_ground, pyramid, scene_settings, sphere_pile, sphere_pile_half_width, stack, Scene,
@@ -266,15 +266,9 @@ fn s2_exact(side: usize, layers: usize, steps: usize) {
     )
     .unwrap();
     let (_, fallbacks, unsolved, ms, largest) = run(&mut scene, steps);
-    let wall = sphere_pile_half_width(side);
-    let extent = pile_extent(&scene);
-    let PileExtent {
-        deepest,
-        lowest,
-        widest,
-    } = extent;
+    let (wall, extent) = (sphere_pile_half_width(side), pile_extent(&scene));
     println!(
-        "S2 exact {side}x{side}x{layers}, {steps} steps: deepest penetration {deepest:.3e} m, lowest centre {lowest:.4} m, widest {widest:.4} m (wall {wall}), {fallbacks} fallbacks, {unsolved} unsolved, {ms:.2} ms/step, island of {largest} rows"
+        "S2 exact {side}x{side}x{layers}, {steps} steps: {extent} (wall {wall}), {fallbacks} fallbacks, {unsolved} unsolved, {ms:.2} ms/step, island of {largest} rows"
     );
     // The sparse solve does not always converge while spheres land (see the module
     // notes); its failures are counted and finished by Gauss-Seidel.

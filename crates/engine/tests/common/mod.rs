@@ -49,6 +49,16 @@ pub struct PileExtent {
     pub widest: f64,
 }
 
+impl std::fmt::Display for PileExtent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "deepest penetration {:.3e} m, lowest centre {:.4} m, widest centre {:.4} m",
+            self.deepest, self.lowest, self.widest
+        )
+    }
+}
+
 /// Measures a pile built by `stiction::scenes::sphere_pile`.
 pub fn pile_extent(scene: &stiction::scenes::Scene) -> PileExtent {
     let deepest = scene
