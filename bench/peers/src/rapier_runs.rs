@@ -185,14 +185,7 @@ pub fn run(scene: SceneId, gyroscopic: bool, budget: Budget) -> RunResult {
         world.step();
         Ok(None)
     });
-    let mut engine = "Rapier 0.36 (defaults)".to_string();
-    if scene == SceneId::S5 {
-        engine.push_str(if gyroscopic {
-            ", gyroscopic on (default)"
-        } else {
-            ", gyroscopic off"
-        });
-    }
+    let engine = scene.engine_label("Rapier 0.36 (defaults)", gyroscopic);
     RunResult {
         scene,
         engine,

@@ -40,6 +40,16 @@ impl SceneId {
         SceneId::S5,
     ];
 
+    /// A peer engine's name for this scene's table row: S5 runs with gyroscopic forces on
+    /// and off, so its rows say which.
+    pub fn engine_label(self, engine: &str, gyroscopic: bool) -> String {
+        match (self, gyroscopic) {
+            (SceneId::S5, true) => format!("{engine}, gyroscopic on (default)"),
+            (SceneId::S5, false) => format!("{engine}, gyroscopic off"),
+            _ => engine.to_string(),
+        }
+    }
+
     /// Short label for the table.
     pub fn label(self) -> &'static str {
         match self {

@@ -145,14 +145,7 @@ pub fn run(
     if lcp_failures > 0 {
         notes.push(format!("{lcp_failures} ODE LCP failures (s <= 0)"));
     }
-    let mut engine = stepper.label().to_string();
-    if scene == SceneId::S5 {
-        engine.push_str(if gyroscopic {
-            ", gyroscopic on (default)"
-        } else {
-            ", gyroscopic off"
-        });
-    }
+    let engine = scene.engine_label(stepper.label(), gyroscopic);
     RunResult {
         scene,
         engine,
