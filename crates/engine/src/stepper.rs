@@ -65,7 +65,7 @@ use std::ops::Range;
 use std::time::Instant;
 use stiction_lcp::dantzig::DantzigSolver;
 use stiction_lcp::pgs::{pgs_sweeps, PgsScratch};
-use stiction_lcp::{IndexState, LcpError, Status};
+use stiction_lcp::{IndexState, LcpError, SolveReport, Status};
 
 /// The largest normalised residual with which a converged Gauss-Seidel solve counts as solved.
 const ITERATIVE_RESIDUAL_TOLERANCE: f64 = 1e-6;
@@ -91,6 +91,8 @@ pub(crate) struct StepScratch {
     guess: Vec<IndexState>,
     pgs: PgsScratch,
     dantzig: DantzigSolver,
+    /// The last dense island solve's answer (its vectors reused between solves).
+    report: SolveReport,
     /// The exact stepper's solver for islands above `ExactSettings::dense_row_limit`.
     sparse_exact: SparseExactSolver,
     problems: ProblemPool,
@@ -582,14 +584,21 @@ fn solve_exact(
         }
         let polygonal = matches!(model, FrictionModel::PolygonalCone { .. })
             && problem.findex.iter().any(Option::is_some);
-        let report = if polygonal {
+        if polygonal {
             // Friction rows are polygon edges: Lemke on seed 004's formulation.
-            crate::contact::polygonal::solve(problem, &Default::default()).map_err(solver_error)?
+            s.report = crate::contact::polygonal::solve(problem, &Default::default())
+                .map_err(solver_error)?;
         } else {
             s.dantzig
-                .solve(problem, &settings.dantzig, warm.then_some(&s.guess[..]))
-                .map_err(solver_error)?
-        };
+                .solve_into(
+                    problem,
+                    &settings.dantzig,
+                    warm.then_some(&s.guess[..]),
+                    &mut s.report,
+                )
+                .map_err(solver_error)?;
+        }
+        let report = &s.report;
         stats.pivots += report.iterations;
         let island = IslandReport {
             bodies: s.islands.bodies(k).len(),

@@ -150,11 +150,20 @@ impl BoxedLcp {
 
     /// `w = A x - b`.
     pub fn slack(&self, x: &[f64]) -> Vec<f64> {
-        let mut w = self.a.mul_vec(x);
+        let mut w = Vec::new();
+        self.slack_into(x, &mut w);
+        w
+    }
+
+    /// [`Self::slack`] into `w` (resized to the problem's length; no allocation once it
+    /// has the capacity).
+    pub fn slack_into(&self, x: &[f64], w: &mut Vec<f64>) {
+        w.clear();
+        w.resize(self.len(), 0.0);
+        self.a.mul_vec_into(x, w);
         for (wi, bi) in w.iter_mut().zip(&self.b) {
             *wi -= bi;
         }
-        w
     }
 }
 

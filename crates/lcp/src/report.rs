@@ -76,3 +76,18 @@ pub struct SolveReport {
     /// Whether a fallback solver finished the job after the primary one failed.
     pub fell_back: bool,
 }
+
+impl Default for SolveReport {
+    /// A report with no answer yet (empty `x` and `w`, [`Status::IterationLimit`]), to be
+    /// filled by a solver's `solve_into`.
+    fn default() -> Self {
+        Self {
+            x: Vec::new(),
+            w: Vec::new(),
+            status: Status::IterationLimit,
+            iterations: 0,
+            residual: Residual::default(),
+            fell_back: false,
+        }
+    }
+}

@@ -51,6 +51,7 @@
 mod broad_phase;
 mod collider;
 mod filter;
+mod manifolds;
 mod reduce;
 
 pub use crate::world::arena::ColliderHandle;
@@ -67,13 +68,13 @@ use crate::math::Vec3;
 use crate::parry::math::Pose as ParryPose;
 use crate::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
+    TrackedContact,
 };
 use crate::sleep::{Activity, SleepTracker};
 use crate::world::arena::Arena;
 use crate::world::BodyHandle;
 use crate::world::JointHandle;
 use broad_phase::{BroadPhase, Proxy};
-use std::collections::HashMap;
 
 /// Steps 1 to 4 of the module docs: classifies bodies (waking those the user disturbed),
 /// finds candidate pairs, wakes what they touch (with `sleeping` on), and computes the
@@ -129,8 +130,8 @@ pub(crate) struct CollisionPipeline {
     shape_poses: Vec<ParryPose>,
     /// This step's pairs, sorted by collider slots.
     pub(crate) pairs: Vec<PairState>,
+    /// The last step's pairs, sorted by collider slots, while this step's are found.
     previous: Vec<PairState>,
-    lookup: HashMap<[ColliderHandle; 2], usize>,
     /// Candidate body-slot pairs for waking, from the broad phase.
     pub(crate) body_pairs: Vec<[u32; 2]>,
     /// The contact points that become rows this step.
@@ -139,8 +140,14 @@ pub(crate) struct CollisionPipeline {
     pub(crate) unsupported_pairs: usize,
     /// One manifold's witness points on A, for point reduction.
     reduce_points: Vec<Vec3>,
-    /// Sum of point heights and point count per pair, for ordering.
-    pair_height: Vec<(f64, usize)>,
+    /// Per pair with points: mean height and the pair's run of points, for ordering.
+    runs: Vec<(f64, u32, u32)>,
+    /// Manifold lists of ended pairs (one emptied manifold each), for new pairs.
+    spare_manifolds: Vec<Vec<ContactManifold<(), ContactMemory>>>,
+    /// A manifold's points of the last step while its new points are matched to them.
+    old_points: Vec<TrackedContact<ContactMemory>>,
+    /// The points in height order while they are being reordered.
+    ordered: Vec<ContactPoint>,
 }
 
 impl std::fmt::Debug for CollisionPipeline {
@@ -151,6 +158,18 @@ impl std::fmt::Debug for CollisionPipeline {
             .field("points", &self.points.len())
             .finish()
     }
+}
+
+/// Whether parry computes this shape's manifolds against any non-composite shape as one
+/// manifold in the pair's first slot (its convex path), so a new pair may be handed a
+/// reset manifold instead of an empty list.
+fn single_manifold(shape: &dyn crate::parry::shape::Shape) -> bool {
+    use crate::parry::shape::ShapeType;
+    shape.as_composite_shape().is_none()
+        && !matches!(
+            shape.shape_type(),
+            ShapeType::TriMesh | ShapeType::HeightField | ShapeType::Voxels | ShapeType::Compound
+        )
 }
 
 /// The solver slot of a collider's body (the ground for world geometry) and its pose.
@@ -244,10 +263,9 @@ impl CollisionPipeline {
         hook: &HookSlot,
     ) -> Result<(), WorldError> {
         std::mem::swap(&mut self.pairs, &mut self.previous);
-        self.lookup.clear();
-        for (i, pair) in self.previous.iter().enumerate() {
-            self.lookup.insert(pair.colliders, i);
-        }
+        // Both the last step's pairs and the broad phase's are sorted by collider slots:
+        // a pair's state is found by walking the two lists together (no hashing).
+        let mut cursor = 0;
         self.pairs.clear();
         self.points.clear();
         self.unsupported_pairs = 0;
@@ -260,9 +278,16 @@ impl CollisionPipeline {
                 continue;
             };
             let key = [ha, hb];
-            let mut state = match self.lookup.get(&key) {
-                Some(&i) => std::mem::replace(&mut self.previous[i], PairState::new(key)),
-                None => PairState::new(key),
+            let slots = |pair: &PairState| pair.colliders.map(|h| h.index());
+            while cursor < self.previous.len()
+                && slots(&self.previous[cursor]) < [a, b].map(|s| s as usize)
+            {
+                cursor += 1;
+            }
+            let mut state = match self.previous.get_mut(cursor) {
+                // Same slots but another generation: a new collider took a freed slot.
+                Some(old) if old.colliders == key => std::mem::replace(old, PairState::new(key)),
+                _ => PairState::new(key),
             };
             let (Some(ca), Some(cb)) = (colliders.get(ha), colliders.get(hb)) else {
                 continue;
@@ -280,16 +305,36 @@ impl CollisionPipeline {
                 }
                 continue;
             }
+            if state.manifolds.capacity() == 0
+                && single_manifold(ca.shape.as_ref())
+                && single_manifold(cb.shape.as_ref())
+            {
+                // A new pair: reuse an ended pair's lists rather than allocate them.
+                if let Some(spare) = self.spare_manifolds.pop() {
+                    state.manifolds = spare;
+                }
+            }
             let (shape_a, shape_b) = (self.shape_poses[a as usize], self.shape_poses[b as usize]);
             let pos12 = shape_a.inv_mul(&shape_b);
-            let found = dispatcher.contact_manifolds(
-                &pos12,
-                ca.shape.as_ref(),
-                cb.shape.as_ref(),
-                prediction,
-                &mut state.manifolds,
-                &mut state.workspace,
-            );
+            let (shape1, shape2) = (ca.shape.as_ref(), cb.shape.as_ref());
+            let manifolds = &mut state.manifolds;
+            let old = &mut self.old_points;
+            let found = if manifolds::halfspace_polygonal_manifold(
+                &pos12, shape1, shape2, prediction, manifolds, old,
+            ) || manifolds::cuboid_pair_manifold(
+                &pos12, shape1, shape2, prediction, manifolds, old,
+            ) {
+                Ok(())
+            } else {
+                dispatcher.contact_manifolds(
+                    &pos12,
+                    ca.shape.as_ref(),
+                    cb.shape.as_ref(),
+                    prediction,
+                    &mut state.manifolds,
+                    &mut state.workspace,
+                )
+            };
             if found.is_err() {
                 self.unsupported_pairs += 1;
                 state.manifolds.clear();
@@ -361,7 +406,28 @@ impl CollisionPipeline {
             }
             self.pairs.push(state);
         }
-        self.previous.clear();
+        // Pairs that ended: keep their lists (a single manifold, emptied) for new pairs.
+        let live = self.pairs.len();
+        for ended in self.previous.drain(..) {
+            let PairState {
+                mut manifolds,
+                workspace,
+                ..
+            } = ended;
+            if workspace.is_none()
+                && manifolds.len() == 1
+                && manifolds[0].subshape_poses.is_none()
+                && self.spare_manifolds.len() < live
+            {
+                let manifold = &mut manifolds[0];
+                manifold.points.clear();
+                manifold.local_n1 = Vec3::ZERO;
+                manifold.local_n2 = Vec3::ZERO;
+                manifold.subshape1 = 0;
+                manifold.subshape2 = 0;
+                self.spare_manifolds.push(manifolds);
+            }
+        }
         Ok(())
     }
 
@@ -376,20 +442,30 @@ impl CollisionPipeline {
         let up = -gravity.normalize();
         // One height per pair (the mean of its points), so the points of one patch keep
         // parry's order: ordering them by their own heights would shuffle them with every
-        // tiny tilt.
-        self.pair_height.clear();
-        self.pair_height.resize(self.pairs.len(), (0.0, 0));
-        for point in &self.points {
-            let entry = &mut self.pair_height[point.source[0] as usize];
-            entry.0 += up.dot(point.candidate.geometry.point);
-            entry.1 += 1;
+        // tiny tilt. A pair's points are contiguous, so whole runs are ordered (small keys,
+        // no allocation) and copied once, instead of sorting the large points themselves.
+        self.runs.clear();
+        let mut start = 0;
+        while start < self.points.len() {
+            let pair = self.points[start].source[0];
+            let (mut sum, mut end) = (0.0, start);
+            while end < self.points.len() && self.points[end].source[0] == pair {
+                sum += up.dot(self.points[end].candidate.geometry.point);
+                end += 1;
+            }
+            let height = sum / (end - start) as f64;
+            self.runs.push((height, start as u32, end as u32));
+            start = end;
         }
-        let heights = &self.pair_height;
-        let height = |p: &ContactPoint| {
-            let (sum, count) = heights[p.source[0] as usize];
-            sum / count.max(1) as f64
-        };
-        self.points.sort_by(|p, q| height(q).total_cmp(&height(p)));
+        // Highest first; equal heights keep pair order (what a stable sort would give).
+        self.runs
+            .sort_unstable_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)));
+        self.ordered.clear();
+        for &(_, start, end) in &self.runs {
+            self.ordered
+                .extend_from_slice(&self.points[start as usize..end as usize]);
+        }
+        std::mem::swap(&mut self.points, &mut self.ordered);
     }
 
     /// Stores every point's memory back into its tracked contact for the next step.

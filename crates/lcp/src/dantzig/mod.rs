@@ -288,6 +288,25 @@ impl DantzigSolver {
         options: &DantzigOptions,
         initial: Option<&[IndexState]>,
     ) -> Result<SolveReport, LcpError> {
+        let mut report = SolveReport::default();
+        self.solve_into(problem, options, initial, &mut report)?;
+        Ok(report)
+    }
+
+    /// [`Self::solve`], writing the answer into `report` and reusing its vectors, so a
+    /// solve that succeeds by pivoting allocates nothing once the workspaces have grown
+    /// (a stepper's every step). The rare paths (the exact-friction reformulation, the
+    /// Gauss-Seidel fallback) still build new vectors. On error `report` is unspecified.
+    ///
+    /// # Errors
+    /// As [`Self::solve`].
+    pub fn solve_into(
+        &mut self,
+        problem: &BoxedLcp,
+        options: &DantzigOptions,
+        initial: Option<&[IndexState]>,
+        report: &mut SolveReport,
+    ) -> Result<(), LcpError> {
         problem.validate()?;
         options.validate()?;
         problem.a.check_symmetric(1e-9)?;
@@ -304,7 +323,7 @@ impl DantzigSolver {
         self.prepare(problem, options);
         self.exact_friction_used = false;
         let outcome = self.solve_prepared(problem, initial);
-        let mut report = self.report_from_state(problem, outcome, options);
+        self.report_from_state(problem, outcome, options, report);
         self.record_active_set(n);
         let has_friction = problem.findex.iter().any(Option::is_some);
         if !report.status.is_solved()
@@ -318,7 +337,7 @@ impl DantzigSolver {
                 if exact.status.is_solved() {
                     self.exact_friction_used = true;
                     self.classify_active_set(problem, &exact.x);
-                    report = SolveReport {
+                    *report = SolveReport {
                         iterations: pivots,
                         ..exact
                     };
@@ -329,7 +348,7 @@ impl DantzigSolver {
                     let guess = std::mem::take(&mut self.active);
                     if self.try_warm_start(problem, &guess) == WarmStart::Hit {
                         self.exact_friction_used = true;
-                        report = self.report_from_state(problem, Ok(()), options);
+                        self.report_from_state(problem, Ok(()), options, report);
                         report.iterations = pivots;
                         self.record_active_set(n);
                     } else {
@@ -346,14 +365,14 @@ impl DantzigSolver {
                     .all(|v| v.is_finite())
                     .then_some(&report.x[..]);
                 let fallback = solve_pgs(problem, warm, pgs)?;
-                report = SolveReport {
+                *report = SolveReport {
                     iterations: report.iterations + fallback.iterations,
                     fell_back: true,
                     ..fallback
                 };
             }
         }
-        Ok(report)
+        Ok(())
     }
 
     /// The report for the pivoting's final state: unreached rows read zero (as in ODE), and
@@ -363,35 +382,34 @@ impl DantzigSolver {
         problem: &BoxedLcp,
         outcome: Result<(), Status>,
         options: &DantzigOptions,
-    ) -> SolveReport {
+        report: &mut SolveReport,
+    ) {
         let n = problem.len();
         let mut status = match outcome {
             Ok(()) => Status::Solved,
             Err(s) => s,
         };
-        let mut x = self.x[..n].to_vec();
+        let SolveReport { x, w, .. } = report;
+        x.clear();
+        x.extend_from_slice(&self.x[..n]);
         for (k, xi) in x.iter_mut().enumerate() {
             if self.set[k] == Set::Unseen {
                 *xi = 0.0;
             }
         }
-        let w = problem.slack(&x);
-        let residual = boxed_residual(problem, &x, &w);
-        if x.iter().chain(&w).any(|v| !v.is_finite()) {
+        problem.slack_into(x, w);
+        let residual = boxed_residual(problem, x, w);
+        if x.iter().chain(w.iter()).any(|v| !v.is_finite()) {
             status = Status::NonFinite;
         } else if status == Status::Solved && residual.max() > 100.0 * options.tolerance {
             // The pivoting finished but the answer does not check out (friction bounds that
             // did not settle): say so.
             status = Status::IterationLimit;
         }
-        SolveReport {
-            x,
-            w,
-            status,
-            iterations: self.pivots,
-            residual,
-            fell_back: false,
-        }
+        report.status = status;
+        report.iterations = self.pivots;
+        report.residual = residual;
+        report.fell_back = false;
     }
 
     /// Index sets read off a solution (used when the answer did not come from pivoting).
