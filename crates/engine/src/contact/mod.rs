@@ -184,6 +184,10 @@ pub(crate) struct ContactMemory {
     pub(crate) states: [Option<IndexState>; 3],
     /// Approach speed, m/s, while the contact was speculative (for restitution).
     pub(crate) approach: f64,
+    /// The multiplier of this contact's row in the first post-stabilisation pass that
+    /// solved it by Gauss-Seidel (m kg): that pass's warm start next time. A resting pile
+    /// sinks by about as much every step, so the corrections repeat.
+    pub(crate) projection: f64,
 }
 
 /// A contact point during a step: geometry, combined material, prepared frame and rows.

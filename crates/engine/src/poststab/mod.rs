@@ -73,6 +73,16 @@ const MAX_HALVINGS: usize = 5;
 /// Buffers of the post-stabilisation pass, reused between steps.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PostStabilizer {
+    /// Gauss-Seidel sweeps of this step's passes so far.
+    sweeps: usize,
+    /// Whether the step's first pass is running (its Gauss-Seidel solves start from the
+    /// contacts' remembered multipliers; later passes correct what is left, from zero).
+    first_pass: bool,
+    /// The first raw row of a contact in the last measure (joint rows come first).
+    first_contact: u32,
+    /// Per sorted row: the contact's remembered multiplier (0 for joint rows); after the
+    /// first pass's Gauss-Seidel solve of an island, that solve's multipliers.
+    remembered: Vec<f64>,
     raw: RowStorage,
     rows: RowStorage,
     islands: Islands,
@@ -132,6 +142,7 @@ impl PostStabilizer {
                 self.touching[slot as usize] = true;
             }
         }
+        self.sweeps = 0;
         self.measure(joints, contacts, hot, softness, settings.tolerance)?;
         stats.rows = self.rows.len();
         stats.error_before = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
@@ -158,12 +169,17 @@ impl PostStabilizer {
                 break;
             }
             self.compute_mass(hot, settings.rotation_weight);
+            self.first_pass = stats.passes == 0;
             for k in 0..islands {
                 if !self.stalled[k] && self.unresolved[k] {
                     self.newton_step(k, hot, settings)?;
                     self.searching[k] = true;
                 }
             }
+            if self.first_pass {
+                self.remember(contacts);
+            }
+            self.first_pass = false;
             stats.passes += 1;
             for halving in 0..=MAX_HALVINGS {
                 for k in 0..islands {
@@ -203,6 +219,7 @@ impl PostStabilizer {
             }
         }
         stats.error_after = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
+        stats.sweeps = self.sweeps;
         Ok(())
     }
 
@@ -242,6 +259,14 @@ impl PostStabilizer {
             &mut self.raw,
         );
         self.islands.build(&self.raw, &hot.dynamic, &mut self.rows);
+        // Position-level contact rows are one normal row per point, in point order.
+        self.first_contact = first_contact;
+        self.remembered.clear();
+        self.remembered
+            .extend(self.islands.origin[..self.rows.len()].iter().map(|&raw| {
+                raw.checked_sub(first_contact)
+                    .map_or(0.0, |p| contacts[p as usize].memory.projection)
+            }));
         self.largest.clear();
         self.squares.clear();
         self.unresolved.clear();
@@ -465,7 +490,11 @@ impl PostStabilizer {
         );
         if !warm {
             self.mu.clear();
-            self.mu.resize(range.len(), 0.0);
+            if self.first_pass {
+                self.mu.extend_from_slice(&self.remembered[range.clone()]);
+            } else {
+                self.mu.resize(range.len(), 0.0);
+            }
         }
         let options = PgsOptions {
             max_iterations: sweeps,
@@ -480,7 +509,7 @@ impl PostStabilizer {
             self.islands.bodies(k),
             &mut hot.cache,
         );
-        let findex = &self.rows.findex[range];
+        let findex = &self.rows.findex[range.clone()];
         let outcome = pgs_sweeps(
             &mut op,
             &self.rhs,
@@ -491,11 +520,28 @@ impl PostStabilizer {
             &options,
             &mut self.pgs,
         )?;
+        self.sweeps += outcome.sweeps;
         if outcome.non_finite {
             op.clear();
             return Err(non_finite());
         }
+        if self.first_pass {
+            self.remembered[range].copy_from_slice(&self.mu);
+        }
         Ok(())
+    }
+
+    /// Stores each contact's multiplier of the first pass (or the one it remembered, if
+    /// its island was solved otherwise) for the next step's first pass.
+    fn remember(&self, contacts: &mut [ContactPoint]) {
+        for (&raw, &mu) in self.islands.origin[..self.rows.len()]
+            .iter()
+            .zip(&self.remembered)
+        {
+            if let Some(p) = raw.checked_sub(self.first_contact) {
+                contacts[p as usize].memory.projection = mu;
+            }
+        }
     }
 }
 

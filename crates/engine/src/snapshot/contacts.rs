@@ -29,6 +29,9 @@ struct MemoryRecord {
     #[serde(with = "index_states")]
     states: [Option<IndexState>; 3],
     approach: f64,
+    /// Absent from files written before it existed: no warm start then.
+    #[serde(default)]
+    projection: f64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -75,6 +78,7 @@ impl PairRecord {
                             tangent,
                             states,
                             approach,
+                            projection,
                         } = p.data;
                         PointRecord {
                             local_p1: p.local_p1,
@@ -88,6 +92,7 @@ impl PairRecord {
                                 tangent,
                                 states,
                                 approach,
+                                projection,
                             },
                         }
                     })
@@ -150,7 +155,8 @@ impl PairRecord {
                     && memory.normal.is_finite()
                     && memory.friction.is_finite()
                     && memory.tangent.is_finite()
-                    && memory.approach.is_finite();
+                    && memory.approach.is_finite()
+                    && memory.projection.is_finite();
                 if !finite {
                     return Err(invalid(&format!("{at}.points[{p}]"), "must be finite"));
                 }
@@ -166,6 +172,7 @@ impl PairRecord {
                         tangent: memory.tangent,
                         states: memory.states,
                         approach: memory.approach,
+                        projection: memory.projection,
                     },
                 });
             }
