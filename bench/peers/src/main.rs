@@ -10,7 +10,9 @@
 //!
 //! The exact steppers solve one dense LCP per island, `O(n^3)` in its rows: on the two large
 //! scenes (S1, S2) they get `--budget` seconds (default 30) and are not started on an island
-//! of more than `--row-limit` rows (default 1500); the table says where a run stopped.
+//! of more than `--row-limit` rows (default 1500; this engine solves islands above its
+//! `dense_row_limit` by its sparse exact solver, which only the budget limits); the table
+//! says where a run stopped.
 //! A second table times this engine's iterative step on S1, S2, S4 with lighter
 //! post-stabilisation settings (`--no-experiments` leaves it out).
 //!

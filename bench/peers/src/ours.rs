@@ -210,7 +210,8 @@ pub const POST_STABILIZATION_VARIANTS: [Variant; 2] = [
 ];
 
 /// Runs scene S1-S4 with the exact or iterative stepper (and, if given, changed settings);
-/// the exact stepper stops before an island of more than `row_limit` rows.
+/// the exact stepper stops before a dense island of more than `row_limit` rows (islands
+/// above its `dense_row_limit` are solved by its sparse solver and are not limited).
 pub fn run(
     scene: SceneId,
     kind: Kind,
@@ -289,16 +290,24 @@ pub fn run(
     let (mut fallbacks, mut unsolved, mut sleeping) = (0, 0, 0);
     let h = s.h;
     let steps = s.steps;
-    // The exact step solves each island's dense LCP: it is not started on an island larger
-    // than the limit (the first step's islands are read from an iterative step of a copy,
-    // later ones from the step before).
+    // The exact step solves an island of up to `dense_row_limit` rows as a dense LCP: it is
+    // not started on a dense island larger than the limit (the first step's islands are
+    // read from an iterative step of a copy, later ones from the step before). Larger
+    // islands go to the sparse exact solver, which runs within the time budget.
+    let dense_row_limit = match s.world.settings().solver {
+        Solver::Exact(ref exact) => exact.dense_row_limit,
+        Solver::Iterative(_) => 0,
+    };
     let mut predicted_island = if kind == Kind::Exact {
         largest_island_after_probe(&s)
     } else {
         0
     };
     let timing = measure::run(steps, budget, |_| {
-        if kind == Kind::Exact && predicted_island > row_limit {
+        if kind == Kind::Exact
+            && predicted_island > row_limit
+            && predicted_island <= dense_row_limit
+        {
             return Ok(Some(format!(
                 "stopped before an island of about {predicted_island} rows (limit {row_limit})"
             )));
