@@ -124,3 +124,165 @@ pub(crate) fn cuboid_pair_manifold(
     manifold.match_contacts(old);
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{Quat, Vec3};
+    use crate::parry::query::details::contact_manifold_halfspace_pfm_shapes;
+    use crate::parry::shape::{Capsule, Cone, Cuboid, Cylinder, HalfSpace};
+
+    /// A deterministic walk of relative poses: small drifts with an occasional jump, so
+    /// both parry's cheap update and full recomputations happen.
+    fn poses(count: usize) -> Vec<ParryPose> {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let (mut position, mut axis_angle) = (Vec3::new(0.0, 0.0, 0.45), Vec3::ZERO);
+        (0..count)
+            .map(|k| {
+                let scale = if k % 7 == 0 { 0.3 } else { 0.002 };
+                position += Vec3::new(next(), next(), next()) * scale;
+                position.z = position.z.clamp(0.0, 0.6);
+                axis_angle += Vec3::new(next(), next(), next()) * scale;
+                ParryPose::from_parts(position, Quat::from_scaled_axis(axis_angle))
+            })
+            .collect()
+    }
+
+    /// Gives each point of a fresh manifold a distinct memory, as a step would.
+    fn mark(manifold: &mut ContactManifold<(), ContactMemory>, step: usize) {
+        for (i, point) in manifold.points.iter_mut().enumerate() {
+            if point.data.normal == 0.0 {
+                point.data.normal = (step * 10 + i + 1) as f64;
+            }
+        }
+    }
+
+    fn same(
+        ours: &ContactManifold<(), ContactMemory>,
+        parry: &ContactManifold<(), ContactMemory>,
+    ) -> bool {
+        ours.local_n1 == parry.local_n1
+            && ours.local_n2 == parry.local_n2
+            && ours.points.len() == parry.points.len()
+            && ours.points.iter().zip(&parry.points).all(|(a, b)| {
+                (a.local_p1, a.local_p2, a.dist, a.fid1, a.fid2, a.data)
+                    == (b.local_p1, b.local_p2, b.dist, b.fid1, b.fid2, b.data)
+            })
+    }
+
+    #[test]
+    fn halfspace_manifolds_match_parrys_and_carry_memory_over() {
+        let halfspace = HalfSpace::new(Vec3::Z);
+        let shapes: [Box<dyn Shape>; 4] = [
+            Box::new(Cuboid::new(Vec3::new(0.5, 0.3, 0.2))),
+            Box::new(Cylinder::new(0.3, 0.2)),
+            Box::new(Cone::new(0.3, 0.2)),
+            Box::new(Capsule::new_z(0.2, 0.1)),
+        ];
+        let mut scratch = Vec::new();
+        for shape in &shapes {
+            for flipped in [false, true] {
+                let (mut ours, mut theirs) = (Vec::new(), ContactManifold::new());
+                let mut touching = 0;
+                for (step, pos) in poses(200).into_iter().enumerate() {
+                    let (pos12, shape1, shape2): (ParryPose, &dyn Shape, &dyn Shape) = if flipped {
+                        (pos.inverse(), shape.as_ref(), &halfspace)
+                    } else {
+                        (pos, &halfspace, shape.as_ref())
+                    };
+                    assert!(halfspace_polygonal_manifold(
+                        &pos12,
+                        shape1,
+                        shape2,
+                        0.01,
+                        &mut ours,
+                        &mut scratch
+                    ));
+                    contact_manifold_halfspace_pfm_shapes(
+                        &pos12,
+                        shape1,
+                        shape2,
+                        0.01,
+                        &mut theirs,
+                    );
+                    assert!(same(&ours[0], &theirs), "step {step}, flipped {flipped}");
+                    touching += usize::from(!theirs.points.is_empty());
+                    mark(&mut ours[0], step);
+                    mark(&mut theirs, step);
+                }
+                assert!(touching > 20, "the walk must touch the plane: {touching}");
+            }
+        }
+    }
+
+    #[test]
+    fn cuboid_pair_manifolds_match_parrys_and_carry_memory_over() {
+        let (a, b) = (
+            Cuboid::new(Vec3::new(0.5, 0.5, 0.5)),
+            Cuboid::new(Vec3::new(0.4, 0.3, 0.2)),
+        );
+        let (mut ours, mut theirs) = (Vec::new(), ContactManifold::new());
+        let mut scratch = Vec::new();
+        let mut touching = 0;
+        for (step, mut pos) in poses(300).into_iter().enumerate() {
+            // Box b near the top face of box a.
+            pos.translation.z += 0.5;
+            assert!(cuboid_pair_manifold(
+                &pos,
+                &a,
+                &b,
+                0.01,
+                &mut ours,
+                &mut scratch
+            ));
+            contact_manifold_cuboid_cuboid(&pos, &a, &b, 0.01, &mut theirs);
+            assert!(same(&ours[0], &theirs), "step {step}");
+            touching += usize::from(!theirs.points.is_empty());
+            mark(&mut ours[0], step);
+            mark(&mut theirs, step);
+        }
+        assert!(touching > 20, "the walk must touch: {touching}");
+    }
+
+    #[test]
+    fn other_pairs_are_left_to_parry() {
+        let (ball, cuboid) = (
+            crate::parry::shape::Ball::new(0.5),
+            Cuboid::new(Vec3::splat(0.5)),
+        );
+        let halfspace = HalfSpace::new(Vec3::Z);
+        let pose = ParryPose::IDENTITY;
+        let (mut manifolds, mut scratch) = (Vec::new(), Vec::new());
+        assert!(!halfspace_polygonal_manifold(
+            &pose,
+            &halfspace,
+            &ball,
+            0.01,
+            &mut manifolds,
+            &mut scratch
+        ));
+        assert!(!halfspace_polygonal_manifold(
+            &pose,
+            &halfspace,
+            &halfspace,
+            0.01,
+            &mut manifolds,
+            &mut scratch
+        ));
+        assert!(!cuboid_pair_manifold(
+            &pose,
+            &ball,
+            &cuboid,
+            0.01,
+            &mut manifolds,
+            &mut scratch
+        ));
+        assert!(manifolds.is_empty());
+    }
+}
