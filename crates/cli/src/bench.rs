@@ -69,8 +69,66 @@ pub struct BenchRow {
     pub median_ms: Option<f64>,
     /// Quality figures, `(name, value)`.
     pub quality: Vec<(String, f64)>,
+    /// Solver work per step, averaged over the steps run: counts that, unlike the times,
+    /// do not depend on the machine or its load.
+    pub work: Work,
     /// Why the run stopped early (a failed step), if it did.
     pub blocked: Option<String>,
+}
+
+/// Solver work per step (means over the steps run).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Work {
+    /// Gauss-Seidel row updates of the velocity solve (sweeps times island rows; the
+    /// iterative stepper only).
+    pub velocity_row_updates: f64,
+    /// Dantzig pivots and sparse active-set iterations, with any fallback's sweeps (the
+    /// exact stepper only).
+    pub pivots: f64,
+    /// Gauss-Seidel row updates of post-stabilisation.
+    pub projection_row_updates: f64,
+    /// Island solves that fell back to Gauss-Seidel, in all.
+    pub fallbacks: usize,
+}
+
+impl Work {
+    /// Adds one step's statistics.
+    fn add(&mut self, stats: &stiction::StepStats, iterative: bool) {
+        for island in &stats.island_reports {
+            if iterative {
+                self.velocity_row_updates += (island.rows * island.iterations) as f64;
+            }
+        }
+        if !iterative {
+            self.pivots += stats.pivots as f64;
+        }
+        self.projection_row_updates += stats.post_stabilization.row_updates as f64;
+        self.fallbacks += stats.fallbacks;
+    }
+
+    /// Turns the sums of `steps` steps into means.
+    fn per_step(mut self, steps: usize) -> Self {
+        let n = steps.max(1) as f64;
+        self.velocity_row_updates /= n;
+        self.pivots /= n;
+        self.projection_row_updates /= n;
+        self
+    }
+
+    fn describe(&self, iterative: bool) -> String {
+        let projection = format!("projection {:.0} updates", self.projection_row_updates);
+        if iterative {
+            format!(
+                "velocity {:.0} updates, {projection}",
+                self.velocity_row_updates
+            )
+        } else {
+            format!(
+                "{:.1} pivots, {projection}, {} fallbacks",
+                self.pivots, self.fallbacks
+            )
+        }
+    }
 }
 
 /// `stiction bench`.
@@ -157,7 +215,7 @@ fn top_position(scene: &Scene) -> Vec3 {
 fn top_box_row(mut scene: Scene, label: &str, solver: &str, steps: Option<usize>) -> BenchRow {
     let steps = steps.unwrap_or(scene.steps);
     let start = top_position(&scene);
-    let timed = time_steps(&mut scene, steps);
+    let (timed, work) = time_steps(&mut scene, steps);
     let moved = top_position(&scene) - start;
     let quality = if label.starts_with("S4") {
         vec![
@@ -172,6 +230,7 @@ fn top_box_row(mut scene: Scene, label: &str, solver: &str, steps: Option<usize>
         variant: solver.to_string(),
         steps,
         median_ms: timed.as_ref().ok().copied(),
+        work,
         quality,
         blocked: timed.err(),
     }
@@ -180,12 +239,13 @@ fn top_box_row(mut scene: Scene, label: &str, solver: &str, steps: Option<usize>
 /// S2: the deepest penetration at the last step.
 fn pile_row(mut scene: Scene, solver: &str, steps: Option<usize>) -> BenchRow {
     let steps = steps.unwrap_or(scene.steps);
-    let timed = time_steps(&mut scene, steps);
+    let (timed, work) = time_steps(&mut scene, steps);
     BenchRow {
         scene: "S2 sphere-pile".to_string(),
         variant: solver.to_string(),
         steps,
         median_ms: timed.as_ref().ok().copied(),
+        work,
         quality: vec![(
             "max penetration (m)".to_string(),
             crate::run::record::max_penetration(&scene.world),
@@ -194,28 +254,37 @@ fn pile_row(mut scene: Scene, solver: &str, steps: Option<usize>) -> BenchRow {
     }
 }
 
-/// Steps `scene`, returning the median step time (ms), or the failure.
-fn time_steps(scene: &mut Scene, steps: usize) -> Result<f64, String> {
+/// Steps `scene`, returning the median step time (ms), or the failure, and the solver
+/// work per step over the steps that ran.
+fn time_steps(scene: &mut Scene, steps: usize) -> (Result<f64, String>, Work) {
+    let iterative = matches!(scene.world.settings().solver, Solver::Iterative(_));
     let mut times = Vec::with_capacity(steps);
+    let mut work = Work::default();
     for step in 1..=steps {
         let start = Instant::now();
-        scene
-            .world
-            .step(scene.h)
-            .map_err(|e| format!("step {step} failed: {e}"))?;
+        match scene.world.step(scene.h) {
+            Ok(stats) => work.add(stats, iterative),
+            Err(e) => {
+                return (
+                    Err(format!("step {step} failed: {e}")),
+                    work.per_step(step - 1),
+                )
+            }
+        }
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
-    Ok(median(&mut times))
+    (Ok(median(&mut times)), work.per_step(steps))
 }
 
 fn chain_row(mut scene: Scene, solver: &str, steps: Option<usize>) -> BenchRow {
     let steps = steps.unwrap_or(scene.steps);
-    let timed = time_steps(&mut scene, steps);
+    let (timed, work) = time_steps(&mut scene, steps);
     BenchRow {
         scene: "S3 chain-100".to_string(),
         variant: solver.to_string(),
         steps,
         median_ms: timed.as_ref().ok().copied(),
+        work,
         quality: vec![(
             "max joint separation (m)".to_string(),
             scene.world.max_joint_anchor_separation(),
@@ -233,13 +302,14 @@ fn spinner_row(mut scene: Scene, mode: &str, steps: Option<usize>) -> BenchRow {
             .unwrap_or((f64::NAN, f64::NAN))
     };
     let (l0, e0) = figures(&scene);
-    let timed = time_steps(&mut scene, steps);
+    let (timed, work) = time_steps(&mut scene, steps);
     let (l1, e1) = figures(&scene);
     BenchRow {
         scene: "S5 spinner".to_string(),
         variant: mode.to_string(),
         steps,
         median_ms: timed.as_ref().ok().copied(),
+        work,
         quality: vec![
             ("rel. change of abs(L)".to_string(), (l1 - l0) / l0),
             ("rel. change of rot. energy".to_string(), (e1 - e0) / e0),
@@ -251,8 +321,8 @@ fn spinner_row(mut scene: Scene, mode: &str, steps: Option<usize>) -> BenchRow {
 /// The markdown table.
 pub fn table(rows: &[BenchRow]) -> Vec<String> {
     let mut lines = vec![
-        "| scene | variant | steps | median ms/step | quality |".to_string(),
-        "| --- | --- | ---: | ---: | --- |".to_string(),
+        "| scene | variant | steps | median ms/step | quality | work per step (mean) |".to_string(),
+        "| --- | --- | ---: | ---: | --- | --- |".to_string(),
     ];
     for r in rows {
         let ms = r.median_ms.map_or("-".to_string(), |m| format!("{m:.3}"));
@@ -264,13 +334,19 @@ pub fn table(rows: &[BenchRow]) -> Vec<String> {
         if let Some(b) = &r.blocked {
             quality.push(format!("stopped: {b}"));
         }
+        let work = if r.scene.starts_with("S5") {
+            "-".to_string()
+        } else {
+            r.work.describe(r.variant == "iterative")
+        };
         lines.push(format!(
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             r.scene,
             r.variant,
             r.steps,
             ms,
-            quality.join("; ")
+            quality.join("; "),
+            work
         ));
     }
     lines

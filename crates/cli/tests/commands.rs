@@ -48,11 +48,18 @@ fn bench_prints_a_markdown_table_of_every_scene() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "| scene | variant | steps | median ms/step | quality |"
+        "| scene | variant | steps | median ms/step | quality | work per step (mean) |"
     );
     assert!(lines
         .iter()
         .any(|l| l.starts_with("| S3 chain-100 | iterative | 3 |")));
+    // The load-independent work: 20 sweeps over S4's 240 rows once the stack rests.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("| S4 stack-20 | iterative | 3 |") && l.contains("velocity ")),
+        "{stdout}"
+    );
     for scene in ["S1", "S2", "S3", "S4", "S5"] {
         assert!(
             lines.iter().any(|l| l.starts_with(&format!("| {scene} "))),

@@ -95,9 +95,10 @@ pub struct PostStabilizationStats {
     pub error_before: f64,
     /// Largest `|C|` after the last pass.
     pub error_after: f64,
-    /// Projected Gauss-Seidel sweeps over all passes and islands (islands solved directly
-    /// add none): a load-independent measure of the phase's cost.
-    pub sweeps: usize,
+    /// Projected Gauss-Seidel row updates (sweeps times the island's rows) over all passes
+    /// and islands (islands solved directly add none): a load-independent measure of the
+    /// phase's cost.
+    pub row_updates: usize,
 }
 
 /// Statistics of the last step (also of a refused step: then [`Self::committed`] is false).

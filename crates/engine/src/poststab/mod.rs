@@ -76,8 +76,8 @@ const MAX_HALVINGS: usize = 5;
 /// Buffers of the post-stabilisation pass, reused between steps.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PostStabilizer {
-    /// Gauss-Seidel sweeps of this step's passes so far.
-    sweeps: usize,
+    /// Gauss-Seidel row updates of this step's passes so far.
+    row_updates: usize,
     /// Whether the step's first pass is running (its Gauss-Seidel solves start from the
     /// contacts' remembered multipliers; later passes correct what is left, from zero).
     first_pass: bool,
@@ -145,7 +145,7 @@ impl PostStabilizer {
                 self.touching[slot as usize] = true;
             }
         }
-        self.sweeps = 0;
+        self.row_updates = 0;
         self.measure(joints, contacts, hot, softness, settings.tolerance)?;
         stats.rows = self.rows.len();
         stats.error_before = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
@@ -222,7 +222,7 @@ impl PostStabilizer {
             }
         }
         stats.error_after = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
-        stats.sweeps = self.sweeps;
+        stats.row_updates = self.row_updates;
         Ok(())
     }
 
@@ -523,7 +523,7 @@ impl PostStabilizer {
             &options,
             &mut self.pgs,
         )?;
-        self.sweeps += outcome.sweeps;
+        self.row_updates += outcome.sweeps * range.len();
         if outcome.non_finite {
             op.clear();
             return Err(non_finite());
