@@ -20,7 +20,9 @@ pub(crate) struct ProblemPool {
 }
 
 impl ProblemPool {
-    /// The problem for island `k`, sized `n` (allocating only if its size changed).
+    /// The problem for island `k`, sized `n` (its buffers reused: allocating only when
+    /// they must grow beyond every size they have had). Every entry is overwritten by
+    /// [`assemble_island`].
     pub(crate) fn get(&mut self, k: usize, n: usize) -> &mut BoxedLcp {
         while self.problems.len() <= k {
             self.problems
@@ -28,7 +30,12 @@ impl ProblemPool {
         }
         let problem = &mut self.problems[k];
         if problem.len() != n {
-            *problem = BoxedLcp::new(DenseMatrix::zeros(n, n), vec![0.0; n]);
+            problem.a.reset_zeros(n, n);
+            problem.b.resize(n, 0.0);
+            problem.lo.resize(n, 0.0);
+            problem.hi.resize(n, f64::INFINITY);
+            problem.findex.resize(n, None);
+            problem.nub = 0;
         }
         problem
     }

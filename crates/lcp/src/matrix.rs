@@ -14,6 +14,15 @@ pub struct DenseMatrix {
 }
 
 impl DenseMatrix {
+    /// Makes this a `rows x cols` matrix of zeros, keeping its buffer: no allocation when
+    /// the buffer is already large enough (a stepper reusing one matrix per island).
+    pub fn reset_zeros(&mut self, rows: usize, cols: usize) {
+        self.rows = rows;
+        self.cols = cols;
+        self.data.clear();
+        self.data.resize(rows * cols, 0.0);
+    }
+
     /// A `rows x cols` matrix of zeros.
     pub fn zeros(rows: usize, cols: usize) -> Self {
         Self {
@@ -241,4 +250,22 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
 #[inline]
 pub fn max_abs(v: &[f64]) -> f64 {
     v.iter().fold(0.0, |m, x| m.max(x.abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DenseMatrix;
+
+    #[test]
+    fn reset_zeros_reshapes_to_zeros_and_keeps_the_buffer() {
+        let mut m = DenseMatrix::identity(4);
+        let buffer = m.as_slice().as_ptr();
+        m.reset_zeros(2, 3);
+        assert_eq!((m.rows(), m.cols()), (2, 3));
+        assert!(m.as_slice().len() == 6 && m.as_slice().iter().all(|v| *v == 0.0));
+        // Smaller than before: the same buffer.
+        assert_eq!(m.as_slice().as_ptr(), buffer);
+        m.reset_zeros(4, 4);
+        assert_eq!(m, DenseMatrix::zeros(4, 4));
+    }
 }
