@@ -179,6 +179,18 @@ pub struct DantzigSolver {
     /// `dx_C` scattered to full length (zero outside C) for the sparse products.
     dx_full: Vec<f64>,
     lu: DenseLu,
+    /// The low-rank coupled solve: `Z = A_CC^-1 U` column by column (`nc` values each), the
+    /// clamped positions of the normal rows tied friction rows add to, and each clamped
+    /// position's column of `Z` (or `usize::MAX`).
+    low_rank: Vec<f64>,
+    tied_columns: Vec<usize>,
+    column_of: Vec<usize>,
+    /// `E^T z`, then the capacitance solve's answer (`q` values).
+    tied_values: Vec<f64>,
+    /// Coupled solves done by the low-rank way (tests check it is taken).
+    low_rank_solves: usize,
+    /// Always solve the coupled system densely (tests compare the two ways).
+    dense_coupled_only: bool,
     position: Vec<usize>,
     y: Vec<f64>,
     dx: Vec<f64>,
