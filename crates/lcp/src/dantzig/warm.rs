@@ -18,8 +18,12 @@ pub(super) enum WarmStart {
     Unusable,
 }
 
-/// Fixed-point rounds allowed for friction bounds to settle under a guessed set.
-const FRICTION_ROUNDS: usize = 8;
+/// Fixed-point rounds allowed for friction bounds to settle under a guessed set before the
+/// coupled solve takes over. Each round is an `O(n^2)` product and a solve; since the
+/// coupled solve became a low-rank update (usually cheaper than a few rounds), rounds that
+/// have not settled by the third rarely settle soon: 8 -> 3 took a resting 21-box
+/// pyramid's exact step from 7.6 to 6.2 ms, with no random contact LCP slower.
+const FRICTION_ROUNDS: usize = 3;
 
 impl DantzigSolver {
     /// Tries the guessed sets: [`WarmStart::Hit`] if they give a valid solution (which is
