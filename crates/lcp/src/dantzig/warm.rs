@@ -22,7 +22,8 @@ pub(super) enum WarmStart {
 /// coupled solve takes over. Each round is an `O(n^2)` product and a solve; since the
 /// coupled solve became a low-rank update (usually cheaper than a few rounds), rounds that
 /// have not settled by the third rarely settle soon: 8 -> 3 took a resting 21-box
-/// pyramid's exact step from 7.6 to 6.2 ms, with no random contact LCP slower.
+/// pyramid's exact step from 7.6 to 6.2 ms; bench/peers' random contact LCPs (30, 99 and
+/// 300 rows) were not slower.
 const FRICTION_ROUNDS: usize = 3;
 
 impl DantzigSolver {
