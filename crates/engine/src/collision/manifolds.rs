@@ -176,6 +176,21 @@ mod tests {
             })
     }
 
+    /// Asserts both manifolds agree, counts a touching step, then gives the new points
+    /// their memories for the next step to carry over.
+    fn compare_then_mark(
+        ours: &mut ContactManifold<(), ContactMemory>,
+        theirs: &mut ContactManifold<(), ContactMemory>,
+        step: usize,
+        touching: &mut usize,
+        label: &str,
+    ) {
+        assert!(same(ours, theirs), "{label}");
+        *touching += usize::from(!theirs.points.is_empty());
+        mark(ours, step);
+        mark(theirs, step);
+    }
+
     #[test]
     fn halfspace_manifolds_match_parrys_and_carry_memory_over() {
         let halfspace = HalfSpace::new(Vec3::Z);
@@ -211,10 +226,8 @@ mod tests {
                         0.01,
                         &mut theirs,
                     );
-                    assert!(same(&ours[0], &theirs), "step {step}, flipped {flipped}");
-                    touching += usize::from(!theirs.points.is_empty());
-                    mark(&mut ours[0], step);
-                    mark(&mut theirs, step);
+                    let label = format!("step {step}, flipped {flipped}");
+                    compare_then_mark(&mut ours[0], &mut theirs, step, &mut touching, &label);
                 }
                 assert!(touching > 20, "the walk must touch the plane: {touching}");
             }
@@ -242,10 +255,8 @@ mod tests {
                 &mut scratch
             ));
             contact_manifold_cuboid_cuboid(&pos, &a, &b, 0.01, &mut theirs);
-            assert!(same(&ours[0], &theirs), "step {step}");
-            touching += usize::from(!theirs.points.is_empty());
-            mark(&mut ours[0], step);
-            mark(&mut theirs, step);
+            let label = format!("step {step}");
+            compare_then_mark(&mut ours[0], &mut theirs, step, &mut touching, &label);
         }
         assert!(touching > 20, "the walk must touch: {touching}");
     }
