@@ -69,11 +69,13 @@ const SHORT_STEP: f64 = 0.25;
 const NEWTON_REFINEMENTS: usize = 3;
 /// GMRES cycles of one Newton step's coupled correction (see [`NEWTON_REFINEMENTS`]).
 const NEWTON_GMRES_CYCLES: usize = 1;
-/// Newton steps without a new lowest merit before giving up (a converging 125-sphere
-/// pile makes one every few steps; S2 circles for 100 steps at 0.4 s each).
-const WITHOUT_PROGRESS: usize = 25;
-/// Newton steps at most (within [`MAX_ITERATIONS`]): 125-sphere piles take 30 to 60.
-const NEWTON_STEPS: usize = 80;
+/// Newton steps without a new lowest merit before giving up: converging piles make one
+/// every few steps, while on S2 (7900 rows, about 0.4 s per step) the merit circles
+/// around 1e-3 for good; this bounds what a counted fallback costs there (15-45 s per
+/// step, as the frozen-bound passes before).
+const WITHOUT_PROGRESS: usize = 40;
+/// Newton steps at most (within [`MAX_ITERATIONS`]).
+const NEWTON_STEPS: usize = 280;
 /// Gauss-Seidel sweeps before the first Newton step (S1: 0 fallbacks in 60 steps from
 /// the block moves' best iterate and 100 sweeps, 1 from the warm forces and 1000 sweeps,
 /// 2 without sweeps; a 125-sphere pile: 0, 1 and all 40 of 40).
