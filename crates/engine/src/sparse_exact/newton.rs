@@ -33,9 +33,10 @@
 //!   friction cone, with forces a few units away from dense Dantzig's answer, a merit
 //!   of 1e-5 that no Newton direction reduces). Projected Gauss-Seidel sweeps leave such
 //!   points (they contract towards the solution whatever the partition, only slowly), so
-//!   the iteration starts from [`START_SWEEPS`] sweeps from the warm start and runs
-//!   [`SMOOTHING_SWEEPS`] more whenever the line search had to cut the step below
-//!   [`SHORT_STEP`]. Newton finishes what Gauss-Seidel cannot (the last digits).
+//!   the iteration starts with [`START_SWEEPS`] sweeps from the block moves' best
+//!   iterate and runs [`SMOOTHING_SWEEPS`] more whenever the line search had to cut the
+//!   step below [`SHORT_STEP`]. Newton finishes what Gauss-Seidel cannot (the last
+//!   digits).
 
 use super::{Friction, SparseExactSolver, SparseIsland, Sweep, MAX_ITERATIONS};
 use crate::sparse::SparseOperator;
@@ -84,7 +85,7 @@ const START_SWEEPS: usize = 100;
 const SMOOTHING_SWEEPS: usize = 300;
 
 impl SparseExactSolver {
-    /// Semismooth Newton iterations from the rows' warm forces, counting factorisations in
+    /// Semismooth Newton iterations from the current forces, counting factorisations in
     /// `used` (at most [`MAX_ITERATIONS`] in all). `Solved` once an exact step's equations
     /// converge with no row violating its set; `Stalled` when out of iterations.
     pub(super) fn newton(
