@@ -13,7 +13,8 @@
 //! only the lowest-numbered violating row (Murty's rule, finite for a boxed LCP with fixed
 //! bounds and a P-matrix, which `A = J M^-1 J^T + R`, `R > 0`, always is) until a new low
 //! is reached. Friction bounds that move with the normal forces void that guarantee, so
-//! the caller also caps the iterations.
+//! the caller stops where single moves would start and hands over to its semismooth
+//! Newton steps.
 
 use stiction_lcp::IndexState;
 

@@ -9,10 +9,11 @@
 //!   every row that violates its set (primal-dual active set, with Júdice and Pires'
 //!   safeguard against cycling). It stops when no row violates, after at most
 //!   [`MAX_ITERATIONS`] in all.
-//! - **Frozen-bound passes**: when block moves stop making progress (sphere piles), the
-//!   friction bounds are frozen at the current normal forces and the safeguarded
-//!   iteration solves that fixed-bound problem; after each pass the coupled equations are
-//!   solved on the pass's sets and checked (see `SparseExactSolver::iterate`).
+//! - **Semismooth Newton** ([`newton`]): when block moves stop making progress (sphere
+//!   piles, where friction feeds back into the normal forces and the moves cycle), a
+//!   semismooth Newton method on the natural map of the whole friction-coupled problem
+//!   takes over: the same clamped-set solves, globalised by a line search, a proximal
+//!   term and Gauss-Seidel smoothing.
 //! - **Body space** ([`system`]): the clamped rows are solved through
 //!   `H = M + J_F^T R_F^-1 J_F`, one 6 x 6 block per body, factored by our block
 //!   Cholesky ([`cholesky`], [`block`]) after a minimum-degree ordering of the body graph
@@ -39,6 +40,7 @@ mod active_set;
 mod block;
 mod cholesky;
 mod gmres;
+mod newton;
 mod ordering;
 mod system;
 
@@ -53,18 +55,9 @@ use stiction_lcp::{IndexState, Status};
 use system::BodySystem;
 
 /// Index-set iterations (each at most one factorisation) before giving up, over all
-/// phases of one solve. The S2 landing steps that succeed use at most about 90; on a
-/// resting pile the solve does not converge at all, and a higher cap only makes each
-/// counted fallback dearer (400 cost 17 s per step there).
-pub(crate) const MAX_ITERATIONS: usize = 150;
-/// Frozen-bound passes (see [`SparseExactSolver::iterate`]) after the moving-bound
-/// iteration stalls (successful S2 landing steps use at most about 15).
-const MAX_FROZEN_PASSES: usize = 16;
-/// Frozen-bound passes stop once no force moved by more than this fraction of the force
-/// scale in a pass.
-const FROZEN_TOLERANCE: f64 = 1e-11;
-/// The shortest step between frozen-bound passes, as a fraction of the pass's change.
-const SHORTEST_JUMP: f64 = 0.5;
+/// phases of one solve. Resting 125-sphere piles take 30 to 60 Newton steps, 216-sphere
+/// piles 50 to 230 (at 150, 3 of 6 steps of those that now finish fell back).
+pub(crate) const MAX_ITERATIONS: usize = 300;
 /// Refinement passes per iteration at most.
 const MAX_REFINEMENTS: usize = 30;
 /// A refinement pass that leaves more than this fraction of the previous residual is slow:
@@ -76,8 +69,8 @@ const SLOW_REFINEMENT: f64 = 0.25;
 const GMRES_TOLERANCE: f64 = 1e-6;
 /// See [`GMRES_TOLERANCE`].
 const GMRES_RESTART: usize = 40;
-/// See [`GMRES_TOLERANCE`]. The coupled solves after frozen-bound passes (sphere piles)
-/// need more than a few cycles; converged solves stop early whatever the cap.
+/// See [`GMRES_TOLERANCE`]. The coupled solves of Newton steps (sphere piles) need more
+/// than a few cycles; converged solves stop early whatever the cap.
 const GMRES_CYCLES: usize = 25;
 /// Refinement stops once every clamped row's slack is below this fraction of
 /// `max(|b|_inf, max_i A_ii |x|_inf)`.
@@ -145,16 +138,29 @@ pub(crate) struct SparseExactSolver {
     w: Vec<f64>,
     res: Vec<f64>,
     dx: Vec<f64>,
-    /// The forces the friction bounds are frozen at (frozen-bound passes).
-    frozen: Vec<f64>,
-    /// A frozen-bound pass's forces, kept while the coupled solve is tried.
+    /// The forces at the start of a Newton step (see [`newton`]).
     saved: Vec<f64>,
-    /// Whether the last refinement reached its tolerance.
-    converged: bool,
-    /// The moving-bound iterate with the fewest violations: sets and forces.
+    /// The block-move iterate with the fewest violations: sets and forces.
     best_state: Vec<IndexState>,
     /// See `best_state`.
     best_x: Vec<f64>,
+    /// The full Newton step's forces (see [`newton`]).
+    target: Vec<f64>,
+    /// Per row, the proximal shift of a regularised Newton step (see [`newton`]): the
+    /// clamped equations become `(A x - b)_i + shift_i (x_i - saved_i) = 0`. Empty outside
+    /// Newton steps.
+    shift: Vec<f64>,
+    /// Gauss-Seidel's workspace, for the sweeps that start and smooth the Newton steps
+    /// (see [`newton`]).
+    pgs: stiction_lcp::pgs::PgsScratch,
+    /// The rows' own factorisation weights (`r` without `shift`) during Newton steps.
+    base_r: Vec<f64>,
+    /// Whether the last refinement reached its tolerance.
+    converged: bool,
+    /// Refinement passes of one settle and GMRES cycles of one coupled correction:
+    /// [`MAX_REFINEMENTS`] and [`GMRES_CYCLES`], less during Newton steps (see
+    /// [`newton`]).
+    effort: (usize, usize),
 }
 
 impl SparseExactSolver {
@@ -215,6 +221,7 @@ impl SparseExactSolver {
             };
             admissible(guess, lo[i], hi[i])
         }));
+        self.shift.clear();
         self.r.clear();
         self.r.extend((0..n).map(|i| {
             let diagonal = mass.diagonal[range.start + i].max(f64::MIN_POSITIVE);
@@ -232,6 +239,7 @@ impl SparseExactSolver {
             v.resize(n, 0.0);
         }
         let warm_started = warm.iter().all(Option::is_some);
+        self.effort = (MAX_REFINEMENTS, GMRES_CYCLES);
         let mut op = SparseOperator::new(rows, mass, range.clone(), regularization, bodies, cache);
         let (status, iterations) = self.iterate(island, &mut op);
         op.begin(&self.x);
@@ -252,74 +260,30 @@ impl SparseExactSolver {
     }
 
     /// The active-set iterations; returns `Solved` once no row violates its set. First
-    /// with the friction bounds following the normal forces (the fast path: one or two
-    /// iterations on a resting stack); if that stalls, by frozen-bound passes.
+    /// block moves (the fast path: one or two iterations on a resting stack); if they
+    /// stall, semismooth Newton steps.
     fn iterate(&mut self, island: &SparseIsland, op: &mut SparseOperator) -> (Status, usize) {
         let max_diagonal = op.max_diagonal();
         self.factored.clear();
         let mut used = 0;
-        match self.active_sets(island, op, max_diagonal, Friction::Moving, &mut used) {
+        match self.active_sets(island, op, max_diagonal, &mut used) {
             Sweep::Solved => return (Status::Solved, used),
             Sweep::Failed(status) => return (status, used),
             Sweep::Stalled => {}
         }
-        // With bounds that move with the normal forces the single moves of the safeguard
-        // may cycle (the LCP is not a fixed-bound P-matrix problem: S2's piles stall at
-        // 10-20 violating rows). Freeze the friction bounds at the current forces: each
-        // pass is then a fixed-bound problem the safeguarded iteration finishes. Passes
-        // alone approach the coupled answer only linearly (S2: 0.9-0.96 per pass), so
-        // after each one the coupled equations are solved directly on the pass's sets
-        // (refinement with GMRES from the start). If that converges and no row violates
-        // its set, done; if it converges with violations, the next pass freezes the
-        // bounds at its forces (a Newton-like jump); if it does not converge (the sets
-        // are still far off), the next pass starts from the pass's own forces. Jumps that
-        // overshoot (cycling between two sets) are halved, down to [`SHORTEST_JUMP`].
-        let (mut jump, mut previous_change) = (1.0f64, f64::INFINITY);
-        for _ in 0..MAX_FROZEN_PASSES {
-            self.frozen.clone_from(&self.x);
-            match self.active_sets(island, op, max_diagonal, Friction::Frozen, &mut used) {
-                Sweep::Solved => {}
-                Sweep::Failed(status) => return (status, used),
-                Sweep::Stalled => return (Status::IterationLimit, used),
-            }
-            let (x_scale, _) = scales(&self.x, island.b, max_diagonal);
-            let change = self
-                .x
-                .iter()
-                .zip(&self.frozen)
-                .fold(0.0f64, |m, (x, f)| m.max((x - f).abs()))
-                / x_scale;
-            if change <= FROZEN_TOLERANCE {
-                return (Status::Solved, used);
-            }
-            // On these sets, solve the coupled equations directly (the fixed point the
-            // passes approach); keep it if it converges and no row violates its set.
-            self.saved.clone_from(&self.x);
-            if !self.settle(island, op, max_diagonal, Friction::Moving, true) {
-                return (Status::NonFinite, used);
-            }
-            if self.converged && self.violations(island, op, max_diagonal, Friction::Moving) == 0 {
-                return (Status::Solved, used);
-            }
-            // A pass that changed the forces more than the last one: the passes (or the
-            // jumps) overshoot, typically cycling between two sets. Shorten the steps
-            // (the fixed point lies between).
-            if change > previous_change {
-                jump = (jump * 0.5).max(SHORTEST_JUMP);
-            }
-            previous_change = change;
-            if !self.converged {
-                self.x.clone_from(&self.saved);
-            }
-            for (x, frozen) in self.x.iter_mut().zip(&self.frozen) {
-                *x = frozen + jump * (*x - frozen);
-            }
+        // With bounds that move with the normal forces the block moves may cycle (the LCP
+        // is not a fixed-bound P-matrix problem: S2's piles stall at 10-20 violating
+        // rows). A globalised semismooth Newton method finishes ([`newton`]).
+        match self.newton(island, op, max_diagonal, &mut used) {
+            Sweep::Solved => (Status::Solved, used),
+            Sweep::Failed(status) => (status, used),
+            Sweep::Stalled => (Status::IterationLimit, used),
         }
-        (Status::IterationLimit, used)
     }
 
-    /// Row `i`'s bounds: friction rows scale with the current normal forces (`Moving`)
-    /// or with those saved in `frozen` (`Frozen`).
+    /// Row `i`'s bounds: friction rows scale with the current normal forces (`Moving`),
+    /// or (`Linear`) with their linearisation at the forces `saved` at the start of a
+    /// Newton step: `+-mu s x_n` with `s` the sign of the saved normal force.
     #[inline]
     fn limits(&self, island: &SparseIsland, friction: Friction, i: usize) -> (f64, f64) {
         let range = island.range.clone();
@@ -328,11 +292,13 @@ impl SparseExactSolver {
             &island.rows.hi[range.clone()],
         );
         let findex = &island.rows.findex[range];
-        let source = match friction {
-            Friction::Moving => &self.x,
-            Friction::Frozen => &self.frozen,
-        };
-        bounds(lo, hi, findex, source, i)
+        match (friction, findex[i]) {
+            (Friction::Linear, Some(j)) => {
+                let limit = hi[i].abs() * sign(self.saved[j]) * self.x[j];
+                (-limit, limit)
+            }
+            _ => bounds(lo, hi, findex, &self.x, i),
+        }
     }
 
     /// Computes every row's slack at the current forces and counts the rows that violate
@@ -358,18 +324,18 @@ impl SparseExactSolver {
             .count()
     }
 
-    /// Safeguarded active-set iterations from the current sets, counting factorisations
-    /// in `used` (at most [`MAX_ITERATIONS`] in all). With moving friction bounds it
-    /// reports `Stalled` where the safeguard would start single moves; with frozen ones
-    /// it makes them (finite for a fixed-bound P-matrix LCP).
+    /// Block active-set moves from the current sets, counting factorisations in `used`
+    /// (at most [`MAX_ITERATIONS`] in all). Reports `Stalled` where Júdice and Pires'
+    /// safeguard would start single moves: with friction bounds that move with the normal
+    /// forces those are not known to finish, and [`newton`] takes over.
     fn active_sets(
         &mut self,
         island: &SparseIsland,
         op: &mut SparseOperator,
         max_diagonal: f64,
-        friction: Friction,
         used: &mut usize,
     ) -> Sweep {
+        let friction = Friction::Moving;
         let mut safeguard = Safeguard::new();
         let mut fewest = usize::MAX;
         while *used < MAX_ITERATIONS {
@@ -393,15 +359,14 @@ impl SparseExactSolver {
             if violations == 0 {
                 return Sweep::Solved;
             }
-            if friction == Friction::Moving && violations < fewest {
+            if violations < fewest {
                 fewest = violations;
                 self.best_state.clone_from(&self.state);
                 self.best_x.clone_from(&self.x);
             }
-            let moves = safeguard.moves(violations);
-            if moves == Moves::First && friction == Friction::Moving {
-                // Continue from the iterate with the fewest violations (block moves can
-                // also make things worse from the start, as on resting piles).
+            if safeguard.moves(violations) == Moves::First {
+                // Newton starts from the iterate with the fewest violations (block moves
+                // can also make things worse from the start, as on resting piles).
                 self.state.clone_from(&self.best_state);
                 self.x.clone_from(&self.best_x);
                 return Sweep::Stalled;
@@ -414,9 +379,6 @@ impl SparseExactSolver {
                     wanted(self.state[i], self.x[i], self.w[i], limits, eps_x, eps_w)
                 {
                     self.state[i] = next;
-                    if moves == Moves::First {
-                        break;
-                    }
                 }
             }
         }
@@ -438,7 +400,8 @@ impl SparseExactSolver {
         let mut previous = f64::INFINITY;
         let (mut coupled, mut stalled) = (coupled_from_start, 0);
         self.converged = false;
-        for _ in 0..MAX_REFINEMENTS {
+        let (refinements, _) = self.effort;
+        for _ in 0..refinements {
             for i in 0..self.x.len() {
                 let (l, h) = self.limits(island, friction, i);
                 match self.state[i] {
@@ -455,6 +418,9 @@ impl SparseExactSolver {
                 } else {
                     0.0
                 };
+                if !self.shift.is_empty() && self.clamped[i] {
+                    self.res[i] -= self.shift[i] * (self.x[i] - self.saved[i]);
+                }
                 largest = largest.max(self.res[i].abs());
             }
             if !largest.is_finite() {
@@ -469,10 +435,8 @@ impl SparseExactSolver {
             // force: a fixed point, slow (or divergent) when the coupling is strong. Once
             // it is slow, solve the coupled equations ([`gmres`]) instead; once that stalls
             // too, the round-off floor is reached and the caller's checks decide.
-            // Frozen bounds have no coupling: the plain correction is exact up to the
-            // regularisation floor.
             if largest > SLOW_REFINEMENT * previous {
-                if coupled || friction == Friction::Frozen {
+                if coupled {
                     stalled += 1;
                     if stalled >= 2 {
                         break;
@@ -483,7 +447,7 @@ impl SparseExactSolver {
             }
             previous = largest;
             if coupled {
-                self.coupled_correction(island, op);
+                self.coupled_correction(island, op, friction);
             } else {
                 self.system.correct(
                     island.rows,
@@ -504,7 +468,12 @@ impl SparseExactSolver {
     /// The correction `dx` for the residual `res` of the clamped rows with the friction
     /// rows at a bound following their clamped normal rows: GMRES on
     /// `K = A_FF + A_FB S`, preconditioned by the body-space solve of `A_FF`.
-    fn coupled_correction(&mut self, island: &SparseIsland, op: &mut SparseOperator) {
+    fn coupled_correction(
+        &mut self,
+        island: &SparseIsland,
+        op: &mut SparseOperator,
+        friction: Friction,
+    ) {
         let range = island.range.clone();
         let (hi, findex) = (
             &island.rows.hi[range.clone()],
@@ -515,7 +484,11 @@ impl SparseExactSolver {
         for i in 0..n {
             self.coupling[i] = match (self.state[i], findex[i]) {
                 (IndexState::AtLower | IndexState::AtUpper, Some(j)) if self.clamped[j] => {
-                    let slope = hi[i].abs() * self.x[j].signum();
+                    let slope = if friction == Friction::Linear {
+                        hi[i].abs() * sign(self.saved[j])
+                    } else {
+                        hi[i].abs() * self.x[j].signum()
+                    };
                     if self.state[i] == IndexState::AtUpper {
                         slope
                     } else {
@@ -527,6 +500,7 @@ impl SparseExactSolver {
         }
         let (system, rows, clamped, r) = (&mut self.system, island.rows, &self.clamped, &self.r);
         let (coupling, full, tmp) = (&self.coupling, &mut self.full, &mut self.tmp);
+        let shift = &self.shift;
         let apply = |v: &[f64], out: &mut [f64]| {
             // out = K A_FF^-1 v.
             system.correct(rows, range.clone(), clamped, r, v, tmp);
@@ -544,6 +518,9 @@ impl SparseExactSolver {
                 } else {
                     0.0
                 };
+                if !shift.is_empty() && clamped[i] {
+                    out[i] += shift[i] * full[i];
+                }
             }
         };
         self.krylov.clear();
@@ -556,7 +533,7 @@ impl SparseExactSolver {
             &mut self.krylov,
             GMRES_TOLERANCE,
             GMRES_RESTART,
-            GMRES_CYCLES,
+            self.effort.1,
         );
         self.system.correct(
             island.rows,
@@ -574,8 +551,12 @@ impl SparseExactSolver {
 enum Friction {
     /// `+-mu x_n` with the current normal forces.
     Moving,
-    /// `+-mu x_n` with the normal forces saved when the pass started.
-    Frozen,
+    /// `+-mu s x_n` with the current normal forces and `s` the sign of each normal force
+    /// at the start of a Newton step: the linearisation of the bounds the step solves
+    /// (see [`newton`]). Moving bounds `+-mu |x_n|` would make the equations non-linear
+    /// where a clamped normal force changes sign, and the coupled correction's slope
+    /// wrong.
+    Linear,
 }
 
 /// How an active-set sweep ended.
@@ -587,6 +568,16 @@ enum Sweep {
     Stalled,
     /// A factorisation failed or a force became non-finite.
     Failed(Status),
+}
+
+/// `-1` for a negative `v`, else `1` (also for `-0.0`, unlike `f64::signum`).
+#[inline]
+fn sign(v: f64) -> f64 {
+    if v < 0.0 {
+        -1.0
+    } else {
+        1.0
+    }
 }
 
 /// The force and slack scales of [`stiction_lcp::boxed_residual`]: `|x|_inf` and
