@@ -211,17 +211,39 @@ fn resting_pile(side: usize, layers: usize, warm: usize, dense_row_limit: usize)
 }
 
 #[test]
-fn sparse_solve_agrees_with_dantzig_on_a_resting_sphere_pile_with_friction() {
+fn sparse_solve_and_dantzig_both_solve_a_resting_sphere_pile_with_friction() {
     // Resting spheres: the block active-set moves cycle here (friction feeds back into
     // the normal forces) and the semismooth Newton steps finish. Dense Dantzig solves
-    // these 27-sphere islands too, and both land on the same forces. (Before the Newton
-    // steps the S2 probe, 250 iterative steps then 40 exact ones, fell back on 3 of 40
-    // steps of this pile, 24 of a 48-sphere pile's and all 40 of a 125-sphere pile's.)
-    agree_scenes(
+    // these 27-sphere islands too. (Before the Newton steps the S2 probe, 250 iterative
+    // steps then 40 exact ones, fell back on 3 of 40 steps of this pile, 24 of a
+    // 48-sphere pile's and all 40 of a 125-sphere pile's.) With box friction bounded by
+    // the normal forces the LCP can have several exact solutions: the two solvers agree
+    // for the first steps, then (at step 18, with the exact stepper's contact-grouped row
+    // order) each finds a different one, both to residuals near 1e-16, and the piles
+    // part ways. So: both solved to 1e-9 on every step, and the same forces until then.
+    let (mut dense, mut sparse) = (
         resting_pile(3, 3, 200, usize::MAX),
         resting_pile(3, 3, 200, 0),
-        40,
     );
+    let mut agreeing = 0;
+    for step in 0..40 {
+        for (scene, name) in [(&mut dense, "dense"), (&mut sparse, "sparse")] {
+            let stats = scene.world.step(scene.h).unwrap();
+            assert_eq!(
+                (stats.fallbacks, stats.unsolved_islands),
+                (0, 0),
+                "{name}, step {step}"
+            );
+            for report in &stats.island_reports {
+                assert!(report.residual <= 1e-9, "{name}, step {step}: {report:?}");
+            }
+        }
+        if agreeing == step && relative_gap(&forces(&dense), &forces(&sparse)) <= 1e-8 {
+            agreeing += 1;
+        }
+    }
+    println!("forces agree to 1e-8 on the first {agreeing} of 40 steps");
+    assert!(agreeing >= 10, "agreed on only {agreeing} steps");
 }
 
 #[test]
