@@ -390,22 +390,8 @@ fn s2_exact_probe() {
     };
     let (warm, steps) = (read("S2_WARM", 250), read("S2_STEPS", 20));
     let (side, layers) = (read("S2_SIDE", 10), read("S2_LAYERS", 10));
-    let mut scene = sphere_pile(
-        side,
-        layers,
-        scene_settings(Solver::Iterative(Default::default())),
-    )
-    .unwrap();
-    for _ in 0..warm {
-        scene.world.step(scene.h).unwrap();
-    }
-    scene
-        .world
-        .set_solver(Solver::Exact(ExactSettings {
-            dense_row_limit: read("S2_LIMIT", ExactSettings::default().dense_row_limit),
-            ..ExactSettings::default()
-        }))
-        .unwrap();
+    let limit = read("S2_LIMIT", ExactSettings::default().dense_row_limit);
+    let mut scene = resting_pile(side, layers, warm, limit);
     let (mut fallbacks, mut total) = (0, 0.0);
     for step in warm..warm + steps {
         let clock = std::time::Instant::now();

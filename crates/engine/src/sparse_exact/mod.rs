@@ -340,17 +340,8 @@ impl SparseExactSolver {
         let mut fewest = usize::MAX;
         while *used < MAX_ITERATIONS {
             *used += 1;
-            self.clamped.clear();
-            self.clamped
-                .extend(self.state.iter().map(|s| *s == IndexState::Clamped));
-            if self.factored != self.clamped {
-                if !self
-                    .system
-                    .factor(island.rows, island.range.clone(), &self.clamped, &self.r)
-                {
-                    return Sweep::Failed(Status::PivotFailure);
-                }
-                self.factored.clone_from(&self.clamped);
+            if !self.factor_clamped_set(island) {
+                return Sweep::Failed(Status::PivotFailure);
             }
             if !self.settle(island, op, max_diagonal, friction, false) {
                 return Sweep::Failed(Status::NonFinite);
@@ -383,6 +374,24 @@ impl SparseExactSolver {
             }
         }
         Sweep::Stalled
+    }
+
+    /// Reads the clamped set off the index sets and factors it unless the current
+    /// factorisation is of that set already; `false` if the factorisation failed.
+    fn factor_clamped_set(&mut self, island: &SparseIsland) -> bool {
+        self.clamped.clear();
+        self.clamped
+            .extend(self.state.iter().map(|s| *s == IndexState::Clamped));
+        if self.factored != self.clamped {
+            if !self
+                .system
+                .factor(island.rows, island.range.clone(), &self.clamped, &self.r)
+            {
+                return false;
+            }
+            self.factored.clone_from(&self.clamped);
+        }
+        true
     }
 
     /// Puts bound rows on their bounds and refines the clamped rows' forces until their

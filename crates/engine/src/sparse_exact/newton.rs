@@ -116,17 +116,8 @@ impl SparseExactSolver {
                 factored_rho = rho;
             }
             *used += 1;
-            self.clamped.clear();
-            self.clamped
-                .extend(self.state.iter().map(|s| *s == IndexState::Clamped));
-            if self.factored != self.clamped {
-                if !self
-                    .system
-                    .factor(island.rows, island.range.clone(), &self.clamped, &self.r)
-                {
-                    break Sweep::Failed(Status::PivotFailure);
-                }
-                self.factored.clone_from(&self.clamped);
+            if !self.factor_clamped_set(island) {
+                break Sweep::Failed(Status::PivotFailure);
             }
             self.saved.clone_from(&self.x);
             if !self.settle(island, op, max_diagonal, Friction::Linear, true) {
