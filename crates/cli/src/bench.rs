@@ -94,12 +94,11 @@ pub struct Work {
 impl Work {
     /// Adds one step's statistics.
     fn add(&mut self, stats: &stiction::StepStats, iterative: bool) {
-        for island in &stats.island_reports {
-            if iterative {
+        if iterative {
+            for island in &stats.island_reports {
                 self.velocity_row_updates += (island.rows * island.iterations) as f64;
             }
-        }
-        if !iterative {
+        } else {
             self.pivots += stats.pivots as f64;
         }
         self.projection_row_updates += stats.post_stabilization.row_updates as f64;

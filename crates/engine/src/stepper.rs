@@ -548,10 +548,14 @@ fn solve_exact(
         let solved = outcome.status.is_solved();
         if solved {
             s.rows.lambda[range.clone()].copy_from_slice(s.sparse_exact.forces());
-            let states = s.sparse_exact.active_set();
-            for (state, new) in s.rows.warm_state[range.clone()].iter_mut().zip(states) {
-                *state = Some(*new);
-            }
+        }
+        // Next step's guess, solved or not: a failed solve's last sets (near the answer,
+        // its merit stalled) are a better start than sets read off the Gauss-Seidel
+        // forces of the fallback: a resting 343-sphere pile fell back on 4 of 8 steps
+        // without this, 1 with it (failures had clustered); a 216-sphere pile 1 of 20.
+        let states = s.sparse_exact.active_set();
+        for (state, new) in s.rows.warm_state[range.clone()].iter_mut().zip(states) {
+            *state = Some(*new);
         }
         let island = IslandReport {
             bodies: s.islands.bodies(k).len(),
@@ -632,16 +636,8 @@ fn solve_exact(
         island.iterations += fallback.iterations;
         island.residual = fallback.residual;
         island.fell_back = true;
-        if sparse {
-            // The failed sparse solve's last sets (near the answer, its merit stalled) are
-            // a better start for the next step than sets read off Gauss-Seidel forces: a
-            // resting 343-sphere pile fell back on 4 of 8 steps without this, 1 with it
-            // (failures had clustered); a 216-sphere pile 1 of 20.
-            let states = s.sparse_exact.active_set();
-            for (state, new) in s.rows.warm_state[range.clone()].iter_mut().zip(states) {
-                *state = Some(*new);
-            }
-        } else {
+        if !sparse {
+            // Gauss-Seidel forces define no index sets; the sparse path kept its own above.
             s.rows.warm_state[range].fill(None);
         }
     }

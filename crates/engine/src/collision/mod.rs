@@ -328,10 +328,10 @@ impl CollisionPipeline {
             } else {
                 dispatcher.contact_manifolds(
                     &pos12,
-                    ca.shape.as_ref(),
-                    cb.shape.as_ref(),
+                    shape1,
+                    shape2,
                     prediction,
-                    &mut state.manifolds,
+                    manifolds,
                     &mut state.workspace,
                 )
             };

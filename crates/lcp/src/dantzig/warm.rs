@@ -18,6 +18,15 @@ pub(super) enum WarmStart {
     Unusable,
 }
 
+/// Which factorisation a coupled solve applies ([`DantzigSolver::solve_coupled`]).
+#[derive(Clone, Copy)]
+enum CoupledInverse {
+    /// The dense LU of the whole coupled matrix.
+    Dense,
+    /// The clamped set's `L D L^T` with the Woodbury correction.
+    LowRank,
+}
+
 /// Fixed-point rounds allowed for friction bounds to settle under a guessed set before the
 /// coupled solve takes over. Each round is an `O(n^2)` product and a solve; since the
 /// coupled solve became a low-rank update (usually cheaper than a few rounds), rounds that
@@ -174,104 +183,143 @@ impl DantzigSolver {
     /// friction-normal coupling, redundant contacts). Returns `false` if it is singular.
     fn coupled_solve(&mut self, p: &BoxedLcp) -> bool {
         let n = p.len();
-        let nc = self.c_list.len();
         self.position.clear();
         self.position.resize(n, usize::MAX);
         for (c, &k) in self.c_list.iter().enumerate() {
             self.position[k] = c;
         }
-        let tied = |set: &[Set], position: &[usize], t: usize| {
-            matches!(set[t], Set::Lower | Set::Upper)
-                && p.findex[t].is_some_and(|j| position[j] != usize::MAX)
-        };
-        // Everything held fixed takes its value; tied friction rows enter through the matrix.
-        for k in 0..n {
-            match self.set[k] {
-                Set::Clamped => self.x[k] = 0.0,
-                Set::Fixed => self.x[k] = 0.0,
-                Set::Lower | Set::Upper if tied(&self.set, &self.position, k) => self.x[k] = 0.0,
-                _ => {}
+        if !self.dense_coupled_only && self.factor_low_rank_coupled(p) {
+            self.hold_fixed_for_coupled(p);
+            self.solve_coupled(p, CoupledInverse::LowRank);
+            // Accept only what the dense solve would match: the clamped equations to
+            // round-off (an ill-conditioned A_CC can spoil the identity where the LU
+            // would not).
+            self.clamped_residual_into_y(p);
+            let scale = self
+                .b_inf
+                .max(self.a_max * max_abs(&self.x[..n]))
+                .max(f64::MIN_POSITIVE);
+            let nc = self.c_list.len();
+            let accurate = self.y[..nc].iter().all(|r| r.abs() <= 1e-10 * scale);
+            if accurate && self.x[..n].iter().all(|v| v.is_finite()) {
+                self.low_rank_solves += 1;
+                return true;
             }
         }
-        if !self.dense_coupled_only && self.low_rank_coupled_solve(p) {
-            self.low_rank_solves += 1;
-            return true;
+        self.hold_fixed_for_coupled(p);
+        if !self.factor_dense_coupled(p) {
+            return false;
         }
-        // The dense way: LU of the whole coupled matrix.
-        for k in 0..n {
-            match self.set[k] {
-                Set::Clamped => self.x[k] = 0.0,
-                Set::Lower | Set::Upper if tied(&self.set, &self.position, k) => self.x[k] = 0.0,
-                _ => {}
+        self.solve_coupled(p, CoupledInverse::Dense);
+        self.x[..n].iter().all(|v| v.is_finite())
+    }
+
+    /// The clamped position of the normal row that friction row `t` is tied to (at a
+    /// bound, its normal clamped: `x_t = s_t mu_t x_n`), if it is; `position` must map
+    /// the clamped rows.
+    fn tied_normal(&self, p: &BoxedLcp, t: usize) -> Option<usize> {
+        let j = p.findex[t]?;
+        let c = self.position[j];
+        (c != usize::MAX && matches!(self.set[t], Set::Lower | Set::Upper)).then_some(c)
+    }
+
+    /// `s_t mu_t` of tied friction row `t`: its value per unit of its normal force.
+    fn tie_coefficient(&self, p: &BoxedLcp, t: usize) -> f64 {
+        let side = if self.set[t] == Set::Lower { -1.0 } else { 1.0 };
+        side * p.hi[t]
+    }
+
+    /// Zeroes the clamped, fixed and tied rows, so that the clamped residual is the
+    /// right-hand side `b_C - A_CK x_K` of the coupled system (the rest keep their bound
+    /// values).
+    fn hold_fixed_for_coupled(&mut self, p: &BoxedLcp) {
+        for k in 0..p.len() {
+            let zero = match self.set[k] {
+                Set::Clamped | Set::Fixed => true,
+                Set::Lower | Set::Upper => self.tied_normal(p, k).is_some(),
+                _ => false,
+            };
+            if zero {
+                self.x[k] = 0.0;
             }
         }
+    }
+
+    /// Solves the coupled system by the factorisation `inverse` names, from the fixed
+    /// values [`Self::hold_fixed_for_coupled`] left, with two rounds of iterative
+    /// refinement against the original rows: the coupled matrix of redundant contacts
+    /// under small CFM is ill-conditioned, and one solve leaves its error.
+    fn solve_coupled(&mut self, p: &BoxedLcp, inverse: CoupledInverse) {
+        let nc = self.c_list.len();
+        self.clamped_residual_into_y(p);
+        self.apply_coupled_inverse(inverse, nc);
+        for (c, &k) in self.c_list.iter().enumerate() {
+            self.x[k] = self.y[c];
+        }
+        self.update_tied_friction(p);
+        for _ in 0..2 {
+            self.clamped_residual_into_y(p);
+            self.apply_coupled_inverse(inverse, nc);
+            self.add_y_to_clamped();
+            self.update_tied_friction(p);
+        }
+    }
+
+    fn apply_coupled_inverse(&mut self, inverse: CoupledInverse, nc: usize) {
+        match inverse {
+            CoupledInverse::Dense => self.lu.solve(&mut self.y[..nc]),
+            CoupledInverse::LowRank => self.apply_low_rank_inverse(nc),
+        }
+    }
+
+    /// Factors the whole coupled matrix `A_CC + A_CF S mu E` by dense LU; `false` if it is
+    /// singular.
+    fn factor_dense_coupled(&mut self, p: &BoxedLcp) -> bool {
+        let nc = self.c_list.len();
         self.lu.reset(nc);
         for (r, &k) in self.c_list.iter().enumerate() {
             let row = p.a.row(k);
             for (c, &j) in self.c_list.iter().enumerate() {
                 self.lu.set(r, c, row[j]);
             }
-            self.y[r] = p.b[k] - dot(row, &self.x[..n]);
         }
-        for t in 0..n {
-            if !tied(&self.set, &self.position, t) {
+        for t in 0..p.len() {
+            let Some(column) = self.tied_normal(p, t) else {
                 continue;
-            }
-            let side = if self.set[t] == Set::Lower { -1.0 } else { 1.0 };
-            let j = p.findex[t].expect("tied rows are friction rows");
-            let column = self.position[j];
-            let coefficient = side * p.hi[t];
+            };
+            let coefficient = self.tie_coefficient(p, t);
             for (r, &k) in self.c_list.iter().enumerate() {
                 self.lu.add(r, column, p.a[(k, t)] * coefficient);
             }
         }
-        if !self.lu.factor(1e-14) {
-            return false;
-        }
-        self.lu.solve(&mut self.y[..nc]);
-        for (c, &k) in self.c_list.iter().enumerate() {
-            self.x[k] = self.y[c];
-        }
-        self.update_tied_friction(p);
-        // Iterative refinement against the original rows: the coupled matrix of redundant
-        // contacts under small CFM is ill-conditioned, and one LU solve leaves its error.
-        for _ in 0..2 {
-            self.clamped_residual_into_y(p);
-            self.lu.solve(&mut self.y[..nc]);
-            self.add_y_to_clamped();
-            self.update_tied_friction(p);
-        }
-        self.x[..n].iter().all(|v| v.is_finite())
+        self.lu.factor(1e-14)
     }
 
-    /// [`Self::coupled_solve`] through the clamped set's `L D L^T` (already factored) and
-    /// the Woodbury identity, when that is cheaper than a dense LU and accurate: the tied
+    /// Prepares [`Self::coupled_solve`] through the clamped set's `L D L^T` (already
+    /// factored) and the Woodbury identity, when that is cheaper than a dense LU: the tied
     /// friction rows change only the columns of their `q` normal rows,
     /// `A_CC + U E^T` (`U`: `nc x q`, `E`: those columns), so
     /// `(A_CC + U E^T)^-1 y = z - Z (I + E^T Z)^-1 E^T z` with `z = A_CC^-1 y`,
     /// `Z = A_CC^-1 U`: `q` envelope solves and a `q x q` LU instead of an `nc x nc` one (a
-    /// resting 21-box pyramid: 31 % of its exact step was that LU). `x` must hold the fixed
-    /// values (clamped and tied rows zero); on `false` nothing but scratch and `x_C` changed
-    /// and the caller solves densely.
-    fn low_rank_coupled_solve(&mut self, p: &BoxedLcp) -> bool {
+    /// resting 21-box pyramid: 31 % of its exact step was that LU). Leaves `Z` in
+    /// `low_rank` and `I + E^T Z` factored in `lu`; `false` (the caller solves densely) if
+    /// the way does not apply, would cost more, or the `q x q` matrix is singular.
+    fn factor_low_rank_coupled(&mut self, p: &BoxedLcp) -> bool {
         let n = p.len();
         let nc = self.c_list.len();
         if nc == 0 || self.ldl.len() != nc || !self.parked.is_empty() {
             return false;
         }
-        // The distinct normal columns the tied rows add to, and U column by column.
+        // The distinct normal columns the tied rows add to.
         self.tied_columns.clear();
         self.column_of.clear();
         self.column_of.resize(nc, usize::MAX);
         for t in 0..n {
-            let Some(j) = p.findex[t] else { continue };
-            let c = self.position[j];
-            if c == usize::MAX || !matches!(self.set[t], Set::Lower | Set::Upper) {
-                continue;
-            }
-            if self.column_of[c] == usize::MAX {
-                self.column_of[c] = self.tied_columns.len();
-                self.tied_columns.push(c);
+            if let Some(c) = self.tied_normal(p, t) {
+                if self.column_of[c] == usize::MAX {
+                    self.column_of[c] = self.tied_columns.len();
+                    self.tied_columns.push(c);
+                }
             }
         }
         let q = self.tied_columns.len();
@@ -280,16 +328,14 @@ impl DantzigSolver {
         if q == 0 || 3 * q * nc * nc + q * q * q >= nc * nc * nc {
             return false;
         }
+        // U column by column, then Z = A_CC^-1 U.
         self.low_rank.clear();
         self.low_rank.resize(nc * q, 0.0);
         for t in 0..n {
-            let Some(j) = p.findex[t] else { continue };
-            let c = self.position[j];
-            if c == usize::MAX || !matches!(self.set[t], Set::Lower | Set::Upper) {
+            let Some(c) = self.tied_normal(p, t) else {
                 continue;
-            }
-            let side = if self.set[t] == Set::Lower { -1.0 } else { 1.0 };
-            let coefficient = side * p.hi[t];
+            };
+            let coefficient = self.tie_coefficient(p, t);
             let column = &mut self.low_rank[self.column_of[c] * nc..][..nc];
             for (u, &k) in column.iter_mut().zip(&self.c_list) {
                 *u += p.a[(k, t)] * coefficient;
@@ -306,33 +352,13 @@ impl DantzigSolver {
                 self.lu.set(a, b, identity + self.low_rank[b * nc + c]);
             }
         }
-        if !self.lu.factor(1e-14) {
-            return false;
-        }
-        self.clamped_residual_into_y(p);
-        self.apply_low_rank_inverse(nc, q);
-        for (c, &k) in self.c_list.iter().enumerate() {
-            self.x[k] = self.y[c];
-        }
-        self.update_tied_friction(p);
-        for _ in 0..2 {
-            self.clamped_residual_into_y(p);
-            self.apply_low_rank_inverse(nc, q);
-            self.add_y_to_clamped();
-            self.update_tied_friction(p);
-        }
-        // Accept only what the dense solve would match: the clamped equations to round-off
-        // (an ill-conditioned A_CC can spoil the identity where the LU would not).
-        self.clamped_residual_into_y(p);
-        let x_inf = max_abs(&self.x[..n]);
-        let scale = self.b_inf.max(self.a_max * x_inf).max(f64::MIN_POSITIVE);
-        let accurate = self.y[..nc].iter().all(|r| r.abs() <= 1e-10 * scale);
-        accurate && self.x[..n].iter().all(|v| v.is_finite())
+        self.lu.factor(1e-14)
     }
 
     /// `y_C <- (A_CC + U E^T)^-1 y_C` with `Z = A_CC^-1 U` in `low_rank` and
-    /// `I + E^T Z` factored in `lu` ([`Self::low_rank_coupled_solve`]).
-    fn apply_low_rank_inverse(&mut self, nc: usize, q: usize) {
+    /// `I + E^T Z` factored in `lu` ([`Self::factor_low_rank_coupled`]).
+    fn apply_low_rank_inverse(&mut self, nc: usize) {
+        let q = self.tied_columns.len();
         self.ldl.solve(&mut self.y[..nc]);
         self.tied_values.clear();
         self.tied_values
@@ -349,10 +375,10 @@ impl DantzigSolver {
     /// Friction rows at a bound tied to a clamped normal: `x_t = s_t mu_t x_n`.
     fn update_tied_friction(&mut self, p: &BoxedLcp) {
         for t in 0..p.len() {
-            let Some(j) = p.findex[t] else { continue };
-            if self.position[j] == usize::MAX || !matches!(self.set[t], Set::Lower | Set::Upper) {
+            if self.tied_normal(p, t).is_none() {
                 continue;
             }
+            let j = p.findex[t].expect("tied rows are friction rows");
             let h = (p.hi[t] * self.x[j]).abs();
             self.x[t] = if self.set[t] == Set::Lower { -h } else { h };
             self.lo[t] = -h;
