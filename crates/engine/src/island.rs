@@ -34,8 +34,11 @@ pub(crate) struct Islands {
     pub(crate) interleave: usize,
     /// One island's bounded rows while they are dealt into lanes.
     lanes: Vec<u32>,
-    /// Whether [`Self::build`] puts each friction row right after its normal row (the
-    /// exact stepper: see [`Self::group_friction`]); ignored when interleaving.
+    /// Where each unit (a row, or a grouped contact's rows) starts in `lanes`, and one past
+    /// the last.
+    unit_start: Vec<u32>,
+    /// Whether [`Self::build`] puts each friction row right after its normal row (see
+    /// [`Self::group_friction`]); interleaving then deals whole contacts.
     pub(crate) group_contacts: bool,
     /// Per raw row while grouping: its first and last friction row (normal rows), the
     /// next friction row of the same normal, and whether it is a normal in the island.
@@ -52,11 +55,12 @@ pub(crate) struct Islands {
 /// `p0, p(m/4), p(2m/4), p(3m/4), p1, ...`, consecutive rows mostly touch different bodies
 /// and the processor overlaps their updates: S1's 20 sweeps over 7080 rows took 2.0 ms
 /// instead of 2.6 (S2 2.4 instead of 2.6). It changes the sweep order, so the iterates,
-/// but not what they converge to; S1, S2 and S4 kept their quality (BENCHMARKS.md). The
-/// exact stepper keeps the producers' order of contacts instead, with each contact's rows
-/// together ([`Islands::group_friction`]), which its envelope factorisation needs;
-/// unbounded rows (joints) keep their order too, since a chain's Gauss-Seidel converges
-/// fastest swept along the chain.
+/// but not what they converge to; S1, S2 and S4 kept their quality (BENCHMARKS.md). Both
+/// steppers put each contact's rows together ([`Islands::group_friction`]): the exact
+/// stepper's envelope factorisation needs it, and Gauss-Seidel then updates a contact's
+/// three rows as one block (`stiction_lcp::pgs`); the iterative stepper deals whole
+/// contacts into the lanes. Unbounded rows (joints) keep their order, since a chain's
+/// Gauss-Seidel converges fastest swept along the chain.
 pub(crate) const INTERLEAVE: usize = 4;
 
 impl Islands {
@@ -191,10 +195,11 @@ impl Islands {
             }
         }
         for k in 0..islands {
-            if self.interleave > 1 {
-                self.interleave_bounded(k);
-            } else if self.group_contacts {
+            if self.group_contacts {
                 self.group_friction(k, raw);
+            }
+            if self.interleave > 1 {
+                self.interleave_bounded(k, raw);
             }
         }
         sorted.clear();
@@ -212,29 +217,47 @@ impl Islands {
     }
 
     /// Deals island `k`'s bounded rows (in `origin`, with `new_position` kept inverse to
-    /// it) into [`Self::interleave`] lanes: row `lane + w * stride` of the stable order
-    /// goes to position `w + lane * ways`. Islands with fewer than two rows per lane keep
-    /// their order.
-    fn interleave_bounded(&mut self, k: usize) {
+    /// it) into [`Self::interleave`] lanes: unit `lane + w * stride` of the stable order
+    /// goes to place `w + lane * ways`. A unit is one row or, after
+    /// [`Self::group_friction`], a contact's normal row with its friction rows, which stay
+    /// together. Islands with fewer than two units per lane keep their order.
+    fn interleave_bounded(&mut self, k: usize, raw: &RowStorage) {
         let ways = self.interleave;
         let (start, end) = (self.row_start[k] + self.nub[k], self.row_start[k + 1]);
-        let m = end - start;
-        if ways <= 1 || m < 2 * ways {
-            return;
-        }
         self.lanes.clear();
         self.lanes.extend_from_slice(&self.origin[start..end]);
-        let stride = m.div_ceil(ways);
+        self.unit_start.clear();
+        let mut head = NONE as usize;
+        for (p, &r) in self.lanes.iter().enumerate() {
+            let r = r as usize;
+            if !(self.group_contacts && raw.findex[r] == Some(head)) {
+                self.unit_start.push(p as u32);
+                head = r;
+            }
+        }
+        self.unit_start.push(self.lanes.len() as u32);
+        let units = self.unit_start.len() - 1;
+        if ways <= 1 || units < 2 * ways {
+            return;
+        }
+        let stride = units.div_ceil(ways);
         let mut position = start;
         for lane in 0..stride {
             for w in 0..ways {
-                if let Some(&r) = self.lanes.get(w * stride + lane) {
+                let unit = w * stride + lane;
+                if unit >= units {
+                    continue;
+                }
+                let (first, last) = (self.unit_start[unit], self.unit_start[unit + 1]);
+                for p in first..last {
+                    let r = self.lanes[p as usize];
                     self.origin[position] = r;
                     self.new_position[r as usize] = position as u32;
                     position += 1;
                 }
             }
         }
+        debug_assert_eq!(position, end);
     }
 
     /// Moves each friction row of island `k` right after its normal row (`origin` and
@@ -427,9 +450,18 @@ mod tests {
                 sorted.findex
             );
         }
-        // Interleaving wins over grouping (the iterative stepper never asks for both).
+        // Grouped and interleaved (the iterative stepper): too few units for two lanes of
+        // four keep their order; with two lanes of two, units (1 5 6) (2 7 8) | (3 9 10)
+        // (4) are dealt first of each lane, then second.
         islands.interleave = 4;
         islands.build(&raw, &dynamic, &mut sorted);
-        assert_ne!(&islands.origin[..], &[0, 1, 5, 6, 2, 7, 8, 3, 9, 10, 4]);
+        assert_eq!(&islands.origin[..], &[0, 1, 5, 6, 2, 7, 8, 3, 9, 10, 4]);
+        islands.interleave = 2;
+        islands.build(&raw, &dynamic, &mut sorted);
+        assert_eq!(&islands.origin[..], &[0, 1, 5, 6, 3, 9, 10, 2, 7, 8, 4]);
+        let expected = [None, None, Some(1), Some(1), None, Some(4), Some(4), None]
+            .into_iter()
+            .chain([Some(7), Some(7), None]);
+        assert!(sorted.findex.iter().copied().eq(expected));
     }
 }

@@ -50,7 +50,7 @@ impl RowMass {
 }
 
 /// `J_i . v` for a row and four 3-vectors laid out like the Jacobian.
-#[inline]
+#[inline(always)]
 pub(crate) fn dot4(j: &JacobianRow, v: &[Vec3; 4]) -> f64 {
     j.linear_a.dot(v[0]) + j.angular_a.dot(v[1]) + j.linear_b.dot(v[2]) + j.angular_b.dot(v[3])
 }
@@ -184,6 +184,82 @@ impl RowOperator for SparseOperator<'_> {
     #[inline(always)]
     fn row_changed(&mut self, i: usize, delta: f64) {
         scatter(self.cache, self.bodies[i], &self.imj[i], delta);
+    }
+
+    // A contact's three rows share their bodies: their accumulators are read once, and the
+    // three products are independent (the row-by-row default chains each row's load on the
+    // previous row's store). Rows of different bodies take the default.
+    #[inline(always)]
+    fn block_times_vector(&self, i: usize, x: &[f64]) -> [f64; 3] {
+        let bodies = self.bodies[i];
+        if self.bodies[i + 1] != bodies || self.bodies[i + 2] != bodies {
+            return [
+                self.row_times_vector(i, x),
+                self.row_times_vector(i + 1, x),
+                self.row_times_vector(i + 2, x),
+            ];
+        }
+        let [a, b] = bodies;
+        let [pa, pb] = [self.cache[a as usize], self.cache[b as usize]];
+        let v = [pa[0], pa[1], pb[0], pb[1]];
+        let (j, r) = (&self.jacobian[i..i + 3], &self.regularization[i..i + 3]);
+        let x = &x[i..i + 3];
+        [
+            dot4(&j[0], &v) + r[0] * x[0],
+            dot4(&j[1], &v) + r[1] * x[1],
+            dot4(&j[2], &v) + r[2] * x[2],
+        ]
+    }
+
+    #[inline(always)]
+    fn block_changed(&mut self, i: usize, delta: [f64; 3]) {
+        let bodies = self.bodies[i];
+        if self.bodies[i + 1] != bodies || self.bodies[i + 2] != bodies {
+            for (k, d) in delta.into_iter().enumerate() {
+                scatter(self.cache, self.bodies[i + k], &self.imj[i + k], d);
+            }
+            return;
+        }
+        let [d_n, d_1, d_2] = delta;
+        let [a, b] = bodies;
+        let [m_n, m_1, m_2] = [&self.imj[i], &self.imj[i + 1], &self.imj[i + 2]];
+        let part = |p: usize| m_n[p] * d_n + m_1[p] * d_1 + m_2[p] * d_2;
+        let pa = &mut self.cache[a as usize];
+        pa[0] += part(0);
+        pa[1] += part(1);
+        let pb = &mut self.cache[b as usize];
+        pb[0] += part(2);
+        pb[1] += part(3);
+    }
+}
+
+/// A [`SparseOperator`] that Gauss-Seidel sweeps row by row: it gives no off-diagonal
+/// entries, so `stiction_lcp::pgs` finds no contact blocks. The blocks take the same steps
+/// with different rounding; the sparse exact solver's smoothing sweeps keep the row-by-row
+/// rounding its tuning was measured with (`sparse_exact::newton`).
+pub(crate) struct RowByRow<'o, 'a>(pub(crate) &'o mut SparseOperator<'a>);
+
+impl RowOperator for RowByRow<'_, '_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn diagonal(&self, i: usize) -> f64 {
+        self.0.diagonal(i)
+    }
+
+    #[inline(always)]
+    fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
+        self.0.row_times_vector(i, x)
+    }
+
+    fn begin(&mut self, x: &[f64]) {
+        self.0.begin(x);
+    }
+
+    #[inline(always)]
+    fn row_changed(&mut self, i: usize, delta: f64) {
+        self.0.row_changed(i, delta);
     }
 }
 

@@ -250,9 +250,10 @@ impl World {
         stats.times.rows = clock.elapsed();
 
         let clock = Instant::now();
-        (s.islands.interleave, s.islands.group_contacts) = match settings.solver {
-            Solver::Iterative(_) => (crate::island::INTERLEAVE, false),
-            Solver::Exact(_) => (1, true),
+        s.islands.group_contacts = true;
+        s.islands.interleave = match settings.solver {
+            Solver::Iterative(_) => crate::island::INTERLEAVE,
+            Solver::Exact(_) => 1,
         };
         s.islands.build(&s.raw, &s.hot.dynamic, &mut s.rows);
         stats.rows = s.rows.len();

@@ -12,6 +12,14 @@
 //! [`PgsOptions::coulomb_cone`] the two tangent rows of a contact are moved together and
 //! projected onto the disk `|f_t| <= mu f_n` instead of the box.
 //!
+//! A contact's three rows (a normal row followed by exactly its two box-friction rows) are
+//! one *block*: the same three steps in the same order, but with the three products
+//! `(A x)_k` read together before the normal's step and the friction ones corrected by the
+//! block's couplings `A_kj` afterwards, so that a sparse operator reads and writes the two
+//! bodies once per contact ([`RowOperator::block_times_vector`],
+//! [`RowOperator::block_changed`]). Found once per solve from `findex` and
+//! [`RowOperator::off_diagonal`]; an operator without off-diagonal entries is swept row by row.
+//!
 //! The solver only reads `A` through a [`RowOperator`], so the engine can run it on sparse
 //! Jacobian rows without ever forming `A` ([`pgs_sweeps`], allocation-free once its
 //! [`PgsScratch`] has grown to the problem size). [`solve_pgs`] is the dense entry point.
@@ -66,6 +74,31 @@ pub trait RowOperator {
     /// Called after each change `x_i += delta` (`delta != 0`).
     fn row_changed(&mut self, i: usize, delta: f64) {
         let _ = (i, delta);
+    }
+
+    /// `(A x)_k` of the three rows `k = i, i + 1, i + 2` of a contact block (see
+    /// [`pgs_sweeps`]), for the `x` last announced. The default asks
+    /// [`row_times_vector`](RowOperator::row_times_vector) three times; a sparse operator
+    /// whose three rows share their bodies reads those bodies once.
+    #[inline(always)]
+    fn block_times_vector(&self, i: usize, x: &[f64]) -> [f64; 3] {
+        [
+            self.row_times_vector(i, x),
+            self.row_times_vector(i + 1, x),
+            self.row_times_vector(i + 2, x),
+        ]
+    }
+
+    /// Called after a contact block's update changed `x_{i+k}` by `delta[k]` (at least one
+    /// non-zero), instead of one [`row_changed`](RowOperator::row_changed) per row. The
+    /// default makes those calls for the non-zero changes.
+    #[inline(always)]
+    fn block_changed(&mut self, i: usize, delta: [f64; 3]) {
+        for (k, d) in delta.into_iter().enumerate() {
+            if d != 0.0 {
+                self.row_changed(i + k, d);
+            }
+        }
     }
 }
 
@@ -212,6 +245,9 @@ pub struct PgsScratch {
     pair_step: Vec<f64>,
     /// Per normal row while pairing: [`NONE`], the first friction row seen, or [`MANY`].
     seen: Vec<usize>,
+    /// For the first row `i` of a contact block (see [`find_contact_blocks`]): the
+    /// couplings `[A_(i+1) i, A_(i+2) i, A_(i+2) (i+1)]`; `None` for every other row.
+    block: Vec<Option<[f64; 3]>>,
 }
 
 impl PgsScratch {
@@ -232,6 +268,7 @@ impl PgsScratch {
         self.partner.resize(n, NONE);
         self.pair_step.resize(n, 0.0);
         self.seen.resize(n, NONE);
+        self.block.resize(n, None);
     }
 }
 
@@ -426,7 +463,46 @@ fn prepare<O: RowOperator>(
     if options.coulomb_cone {
         find_cone_pairs(op, hi, findex, scratch);
     }
+    find_contact_blocks(op, findex, scratch);
     frozen
+}
+
+/// Marks the contact blocks: a row `i` without `findex`, followed by exactly two friction
+/// rows `i + 1`, `i + 2` that point at it (box friction, not a Coulomb pair), all three with
+/// a positive diagonal and with finite couplings from [`RowOperator::off_diagonal`].
+///
+/// A block's update is the same three Gauss-Seidel steps as row by row, in the same order;
+/// only `(A x)` of the friction rows is read before the normal's step and corrected by the
+/// couplings, so the operator reads and writes the bodies once per contact instead of once
+/// per row, and the three products are independent work.
+fn find_contact_blocks<O: RowOperator>(op: &O, findex: &[Option<usize>], scratch: &mut PgsScratch) {
+    let n = findex.len();
+    scratch.block.fill(None);
+    let mut i = 0;
+    while i + 2 < n {
+        let head = findex[i].is_none()
+            && findex[i + 1] == Some(i)
+            && findex[i + 2] == Some(i)
+            && findex.get(i + 3).is_none_or(|f| *f != Some(i));
+        let free = (i..i + 3).all(|k| scratch.partner[k] == NONE && scratch.inv_diag[k] > 0.0);
+        if !(head && free) {
+            i += 1;
+            continue;
+        }
+        let couplings = [
+            op.off_diagonal(i + 1, i),
+            op.off_diagonal(i + 2, i),
+            op.off_diagonal(i + 2, i + 1),
+        ];
+        if let [Some(a), Some(b), Some(c)] = couplings {
+            if a.is_finite() && b.is_finite() && c.is_finite() {
+                scratch.block[i] = Some([a, b, c]);
+                i += 3;
+                continue;
+            }
+        }
+        i += 1;
+    }
 }
 
 /// Pairs the friction rows of each normal that has exactly two (see
@@ -442,6 +518,7 @@ fn find_cone_pairs<O: RowOperator>(
         partner,
         pair_step,
         seen,
+        ..
     } = scratch;
     seen.fill(NONE);
     for (i, f) in findex.iter().enumerate() {
@@ -531,7 +608,17 @@ fn sweep<O: RowOperator>(
     scratch: &PgsScratch,
 ) -> Option<f64> {
     let mut largest: f64 = 0.0;
-    for i in 0..x.len() {
+    let mut i = 0;
+    while i < x.len() {
+        if let Some(couplings) = scratch.block[i] {
+            let change = update_contact_block(op, b, lo, hi, x, omega, scratch, i, couplings)?;
+            largest = largest.max(change);
+            i += 3;
+            continue;
+        }
+        let row = i;
+        i += 1;
+        let i = row;
         let inv_diag = scratch.inv_diag[i];
         if inv_diag == 0.0 {
             continue;
@@ -563,6 +650,67 @@ fn sweep<O: RowOperator>(
         }
     }
     Some(largest)
+}
+
+/// The three Gauss-Seidel steps of the contact block starting at row `i` (normal `i`,
+/// friction rows `i + 1`, `i + 2`), each seeing the steps before it through the block's
+/// `couplings`; returns the largest `|delta|`, or `None` if an update was not finite.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn update_contact_block<O: RowOperator>(
+    op: &mut O,
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    x: &mut [f64],
+    omega: f64,
+    scratch: &PgsScratch,
+    i: usize,
+    couplings: [f64; 3],
+) -> Option<f64> {
+    let ax = op.block_times_vector(i, x);
+    let delta = contact_block_steps(b, lo, hi, x, omega, scratch, i, couplings, ax)?;
+    if delta != [0.0; 3] {
+        op.block_changed(i, delta);
+    }
+    Some(largest_of(delta))
+}
+
+/// The steps of [`update_contact_block`] from the block's products `ax` before them: moves
+/// `x` and returns the changes, or `None` (with `x` partly moved) if one was not finite.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn contact_block_steps(
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    x: &mut [f64],
+    omega: f64,
+    scratch: &PgsScratch,
+    i: usize,
+    [a_1n, a_2n, a_21]: [f64; 3],
+    [ax_n, ax_1, ax_2]: [f64; 3],
+) -> Option<[f64; 3]> {
+    let inv = &scratch.inv_diag[i..i + 3];
+    let step = |k: usize, ax: f64, lower: f64, upper: f64, x: &mut [f64]| {
+        let candidate = x[k] + omega * (b[k] - ax) * inv[k - i];
+        candidate
+            .is_finite()
+            .then(|| candidate.max(lower).min(upper) - x[k])
+    };
+    let d_n = step(i, ax_n, lo[i], hi[i], x)?;
+    x[i] += d_n;
+    let limit = (hi[i + 1] * x[i]).abs();
+    let d_1 = step(i + 1, ax_1 + a_1n * d_n, -limit, limit, x)?;
+    x[i + 1] += d_1;
+    let limit = (hi[i + 2] * x[i]).abs();
+    let d_2 = step(i + 2, ax_2 + a_2n * d_n + a_21 * d_1, -limit, limit, x)?;
+    x[i + 2] += d_2;
+    Some([d_n, d_1, d_2])
+}
+
+fn largest_of(delta: [f64; 3]) -> f64 {
+    delta[0].abs().max(delta[1].abs()).max(delta[2].abs())
 }
 
 /// Moves the friction pair `(i, k)` by one relaxed projected-gradient step in the scaled

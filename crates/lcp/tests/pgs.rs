@@ -759,3 +759,75 @@ proptest! {
         agree_with_oracle(&p)?;
     }
 }
+
+/// The dense operator without off-diagonal entries: [`pgs_sweeps`] then finds no contact
+/// blocks and updates every row on its own.
+struct RowByRow<'a>(DenseOperator<'a>);
+
+impl RowOperator for RowByRow<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn diagonal(&self, i: usize) -> f64 {
+        self.0.diagonal(i)
+    }
+    fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
+        self.0.row_times_vector(i, x)
+    }
+}
+
+/// A contact's normal and two friction rows are updated as one block (products read once,
+/// friction products corrected by the couplings): the iterates must be those of three
+/// single-row steps in the same order, sweep for sweep, on problems where friction hits
+/// its bounds and normals separate.
+#[test]
+fn contact_blocks_take_the_same_steps_as_single_rows() {
+    use stiction_lcp::generate::{random_contact_problem, ContactProblemSpec};
+    let (mut at_bound, mut separated) = (0, 0);
+    for seed in 0..20 {
+        let p = random_contact_problem(&ContactProblemSpec {
+            seed,
+            bodies: 5,
+            contacts: 12,
+            mu: 0.3 + 0.05 * seed as f64,
+            ..ContactProblemSpec::default()
+        });
+        for omega in [1.0, 1.3] {
+            let options = PgsOptions {
+                omega,
+                max_iterations: 7,
+                tolerance: 0.0,
+                ..PgsOptions::default()
+            };
+            let run = |op: &mut dyn FnMut(&mut [f64], &mut PgsScratch)| {
+                let mut x = vec![0.0; p.len()];
+                op(&mut x, &mut PgsScratch::new());
+                x
+            };
+            let blocks = run(&mut |x, scratch| {
+                let mut op = DenseOperator::new(&p.a);
+                pgs_sweeps(&mut op, &p.b, &p.lo, &p.hi, &p.findex, x, &options, scratch).unwrap();
+            });
+            let rows = run(&mut |x, scratch| {
+                let mut op = RowByRow(DenseOperator::new(&p.a));
+                pgs_sweeps(&mut op, &p.b, &p.lo, &p.hi, &p.findex, x, &options, scratch).unwrap();
+            });
+            let scale = rows.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
+            at_bound += (0..p.len())
+                .filter(|&i| p.findex[i].is_some_and(|j| rows[j] > 0.0))
+                .filter(|&i| (rows[i].abs() - p.hi[i] * rows[p.findex[i].unwrap()]).abs() < 1e-12)
+                .count();
+            separated += (0..p.len())
+                .filter(|&i| p.findex[i].is_none() && rows[i] == 0.0)
+                .count();
+            for (i, (u, v)) in blocks.iter().zip(&rows).enumerate() {
+                assert!(
+                    (u - v).abs() <= 1e-12 * scale,
+                    "seed {seed}, omega {omega}, row {i}: block {u} against rows {v}"
+                );
+            }
+        }
+    }
+    assert!(at_bound > 0, "no friction row at its bound");
+    assert!(separated > 0, "no separating normal");
+}

@@ -39,7 +39,7 @@
 //!   digits).
 
 use super::{Friction, SparseExactSolver, SparseIsland, Sweep, MAX_ITERATIONS};
-use crate::sparse::SparseOperator;
+use crate::sparse::{RowByRow, SparseOperator};
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, RowOperator};
 use stiction_lcp::{IndexState, Status};
 
@@ -205,7 +205,7 @@ impl SparseExactSolver {
             ..PgsOptions::default()
         };
         match pgs_sweeps(
-            op,
+            &mut RowByRow(op),
             island.b,
             &island.rows.lo[range.clone()],
             &island.rows.hi[range.clone()],
