@@ -184,3 +184,31 @@ fn a_small_stack_stands_on_the_polygonal_cone() {
     assert_eq!((fallbacks, unsolved), (0, 0));
     assert!(moved < 1e-3, "top box moved {moved} m");
 }
+
+/// Post-stabilisation skips a resting scene's contacts without building rows when none
+/// penetrates beyond its tolerance, and still corrects one that does: a resting stack
+/// needs no pass and reports every contact point as a row with its small penetration;
+/// pushed 5 mm into the box below, the top box is projected out in the same step.
+#[test]
+fn post_stabilization_skips_resting_contacts_and_corrects_a_deep_one() {
+    let mut scene = stack(5, scene_settings(Solver::iterative())).unwrap();
+    for _ in 0..120 {
+        scene.world.step(scene.h).unwrap();
+    }
+    let resting = scene.world.step_stats().post_stabilization;
+    assert_eq!(resting.passes, 0, "{resting:?}");
+    assert_eq!(resting.rows, scene.world.contacts().len());
+    assert!(resting.rows >= 5 * 4, "{resting:?}");
+    assert!(resting.error_before <= 5e-5, "{resting:?}");
+    assert_eq!(resting.error_after, resting.error_before);
+
+    let top = *scene.bodies.last().unwrap();
+    let body = scene.world.body_mut(top).unwrap();
+    let sunk = body.position() - Vec3::new(0.0, 0.0, 0.005);
+    body.set_position(sunk).unwrap();
+    scene.world.step(scene.h).unwrap();
+    let pushed = scene.world.step_stats().post_stabilization;
+    assert!(pushed.passes >= 1, "{pushed:?}");
+    assert!(pushed.error_before > 4e-3, "{pushed:?}");
+    assert!(pushed.error_after <= 5e-5, "{pushed:?}");
+}

@@ -638,7 +638,9 @@ fn sweep<O: RowOperator>(
             }
             None => (lo[i], hi[i]),
         };
-        let candidate = x[i] + omega * (b[i] - op.row_times_vector(i, x)) * inv_diag;
+        // `omega * inv_diag` does not wait for the product: one multiply less on the
+        // chain from one row's update to the next.
+        let candidate = x[i] + (b[i] - op.row_times_vector(i, x)) * (omega * inv_diag);
         if !candidate.is_finite() {
             return None;
         }
@@ -692,19 +694,23 @@ fn contact_block_steps(
     [ax_n, ax_1, ax_2]: [f64; 3],
 ) -> Option<[f64; 3]> {
     let inv = &scratch.inv_diag[i..i + 3];
-    let step = |k: usize, ax: f64, lower: f64, upper: f64, x: &mut [f64]| {
-        let candidate = x[k] + omega * (b[k] - ax) * inv[k - i];
+    // Each step waits for the one before; what does not (the residuals before the block,
+    // the second friction row's share of the normal's step) is computed beside the chain.
+    let step = |k: usize, residual: f64, lower: f64, upper: f64, x: &mut [f64]| {
+        let candidate = x[k] + residual * (omega * inv[k - i]);
         candidate
             .is_finite()
             .then(|| project(candidate, lower, upper) - x[k])
     };
-    let d_n = step(i, ax_n, lo[i], hi[i], x)?;
+    let (r_1, r_2) = (b[i + 1] - ax_1, b[i + 2] - ax_2);
+    let d_n = step(i, b[i] - ax_n, lo[i], hi[i], x)?;
     x[i] += d_n;
+    let r_2 = r_2 - a_2n * d_n;
     let limit = (hi[i + 1] * x[i]).abs();
-    let d_1 = step(i + 1, ax_1 + a_1n * d_n, -limit, limit, x)?;
+    let d_1 = step(i + 1, r_1 - a_1n * d_n, -limit, limit, x)?;
     x[i + 1] += d_1;
     let limit = (hi[i + 2] * x[i]).abs();
-    let d_2 = step(i + 2, ax_2 + a_2n * d_n + a_21 * d_1, -limit, limit, x)?;
+    let d_2 = step(i + 2, r_2 - a_21 * d_1, -limit, limit, x)?;
     x[i + 2] += d_2;
     Some([d_n, d_1, d_2])
 }

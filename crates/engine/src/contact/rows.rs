@@ -42,6 +42,27 @@ pub(crate) fn friction_directions(
     pair.chain(polygon)
 }
 
+/// The witness points and normal of `point` moved with its bodies to `pose_a`, `pose_b`
+/// (post-stabilisation's positional rows).
+#[inline]
+fn positional_frame(point: &ContactPoint, pose_a: Pose, pose_b: Pose) -> ([Vec3; 2], Vec3) {
+    (
+        [
+            pose_a.transform_point(point.local_anchors[0]),
+            pose_b.transform_point(point.local_anchors[1]),
+        ],
+        pose_a.rotate(point.local_normal),
+    )
+}
+
+/// The position error `C` of `point`'s positional normal row at `poses` (negative:
+/// penetrating), exactly as [`write_rows`] writes it in the positional pass, slop included.
+pub(crate) fn positional_error(point: &ContactPoint, poses: &[Pose]) -> f64 {
+    let [a, b] = point.slots.map(|s| s as usize);
+    let (anchors, normal) = positional_frame(point, poses[a], poses[b]);
+    (-normal).dot(anchors[0] - anchors[1]) + PROJECTION_SLOP
+}
+
 /// Frames and restitution of every point from the predicted velocities `predicted` and
 /// the step-start poses `poses` (both indexed by solver slot).
 pub(crate) fn prepare(
@@ -168,13 +189,7 @@ pub(crate) fn write_rows(
         let c = &point.candidate;
         let softness = c.softness.unwrap_or(world_softness);
         let (anchors, normal) = if positional {
-            (
-                [
-                    pose_a.transform_point(point.local_anchors[0]),
-                    pose_b.transform_point(point.local_anchors[1]),
-                ],
-                pose_a.rotate(point.local_normal),
-            )
+            positional_frame(point, pose_a, pose_b)
         } else {
             (point.anchors, c.geometry.normal)
         };

@@ -20,7 +20,8 @@ mod active_set;
 mod skyline;
 
 use crate::constraint::{Pose, RowStorage, Softness};
-use crate::contact::{rows::write_rows as write_contact_rows, ContactPoint, FrictionModel};
+use crate::contact::rows::{positional_error, write_rows as write_contact_rows};
+use crate::contact::{ContactPoint, FrictionModel};
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::error::WorldError;
 use crate::island::Islands;
@@ -138,6 +139,20 @@ impl PostStabilizer {
         settings: &PostStabilization,
         stats: &mut PostStabilizationStats,
     ) -> Result<(), WorldError> {
+        if joints.len() == 0 {
+            if let Some(largest) = contacts_within_tolerance(contacts, hot, settings.tolerance) {
+                // Nothing to correct (most steps of a resting scene): no rows, islands or
+                // passes. S1 spent 0.4 ms of its 3.9 ms steps building them to find that.
+                stats.rows = contacts
+                    .iter()
+                    .filter(|p| p.slots.iter().any(|&s| hot.dynamic[s as usize]))
+                    .count();
+                stats.error_before = largest;
+                stats.error_after = largest;
+                stats.row_updates = 0;
+                return Ok(());
+            }
+        }
         self.touching.clear();
         self.touching.resize(hot.next_pose.len(), false);
         for point in contacts.iter() {
@@ -550,6 +565,31 @@ impl PostStabilizer {
 
 /// How far a row with error `c` and force bounds `[lo, hi]` is from admissible: a force
 /// that can only be positive can only raise `C`, so it holds `C >= 0`, and conversely.
+/// The largest penetration of `contacts` at `hot.next_pose` beyond their slop, if every
+/// one is within the contact tolerance of [`PostStabilizer::measure`] (so a full measure
+/// would find nothing to do) and finite; `None` otherwise.
+fn contacts_within_tolerance(
+    contacts: &[ContactPoint],
+    hot: &HotBodies,
+    tolerance: f64,
+) -> Option<f64> {
+    let contact_tolerance = tolerance.max(CONTACT_TOLERANCE);
+    let mut largest = 0.0f64;
+    for point in contacts {
+        // Rows of no dynamic body (a sleeping body on the ground) join no island.
+        if !point.slots.iter().any(|&s| hot.dynamic[s as usize]) {
+            continue;
+        }
+        let v = violation(positional_error(point, &hot.next_pose), 0.0, f64::INFINITY);
+        if v.is_nan() || v > contact_tolerance {
+            // Too deep, or not finite: the full measure decides (and reports).
+            return None;
+        }
+        largest = largest.max(v);
+    }
+    Some(largest)
+}
+
 fn violation(c: f64, lo: f64, hi: f64) -> f64 {
     if lo >= 0.0 {
         (-c).max(0.0)
