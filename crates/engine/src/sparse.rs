@@ -55,6 +55,34 @@ pub(crate) fn dot4(j: &JacobianRow, v: &[Vec3; 4]) -> f64 {
     j.linear_a.dot(v[0]) + j.angular_a.dot(v[1]) + j.linear_b.dot(v[2]) + j.angular_b.dot(v[3])
 }
 
+/// A row's twelve Jacobian entries in their memory order (linear A, angular A, linear B,
+/// angular B), as one array the compiler can load and multiply in vector registers.
+#[inline(always)]
+fn flat(j: &JacobianRow) -> [f64; 12] {
+    flat4(&[j.linear_a, j.angular_a, j.linear_b, j.angular_b])
+}
+
+/// Four 3-vectors as one array of twelve (see [`flat`]).
+#[inline(always)]
+fn flat4(v: &[Vec3; 4]) -> [f64; 12] {
+    std::array::from_fn(|k| v[k / 3][k % 3])
+}
+
+/// Two bodies' accumulators as one array of twelve, laid out like a Jacobian row.
+#[inline(always)]
+fn twelve(a: &Pair, b: &Pair) -> [f64; 12] {
+    flat4(&[a[0], a[1], b[0], b[1]])
+}
+
+/// A 12-entry dot product summed in four lanes (three lane-wise multiply-adds, then the
+/// lanes): a third of the scalar instructions where the compiler vectorises it.
+#[inline(always)]
+fn lane_dot(j: &[f64; 12], v: &[f64; 12]) -> f64 {
+    let lanes: [f64; 4] =
+        std::array::from_fn(|l| j[l] * v[l] + j[l + 4] * v[l + 4] + j[l + 8] * v[l + 8]);
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+}
+
 /// The entry `A_ik = J_i M^-1 J_k^T` from row `i`'s bodies and Jacobian and row `k`'s bodies
 /// and `M^-1 J_k^T`: one 6-vector dot product per body the rows share (static bodies and the
 /// ground share harmlessly: their `M^-1` is zero).
@@ -200,14 +228,13 @@ impl RowOperator for SparseOperator<'_> {
             ];
         }
         let [a, b] = bodies;
-        let [pa, pb] = [self.cache[a as usize], self.cache[b as usize]];
-        let v = [pa[0], pa[1], pb[0], pb[1]];
+        let v = twelve(&self.cache[a as usize], &self.cache[b as usize]);
         let (j, r) = (&self.jacobian[i..i + 3], &self.regularization[i..i + 3]);
         let x = &x[i..i + 3];
         [
-            dot4(&j[0], &v) + r[0] * x[0],
-            dot4(&j[1], &v) + r[1] * x[1],
-            dot4(&j[2], &v) + r[2] * x[2],
+            lane_dot(&flat(&j[0]), &v) + r[0] * x[0],
+            lane_dot(&flat(&j[1]), &v) + r[1] * x[1],
+            lane_dot(&flat(&j[2]), &v) + r[2] * x[2],
         ]
     }
 
@@ -223,13 +250,13 @@ impl RowOperator for SparseOperator<'_> {
         let [d_n, d_1, d_2] = delta;
         let [a, b] = bodies;
         let [m_n, m_1, m_2] = [&self.imj[i], &self.imj[i + 1], &self.imj[i + 2]];
-        let part = |p: usize| m_n[p] * d_n + m_1[p] * d_1 + m_2[p] * d_2;
-        let pa = &mut self.cache[a as usize];
-        pa[0] += part(0);
-        pa[1] += part(1);
-        let pb = &mut self.cache[b as usize];
-        pb[0] += part(2);
-        pb[1] += part(3);
+        let [m_n, m_1, m_2] = [flat4(m_n), flat4(m_1), flat4(m_2)];
+        let change: [f64; 12] = std::array::from_fn(|k| m_n[k] * d_n + m_1[k] * d_1 + m_2[k] * d_2);
+        for (slot, half) in [(a, &change[..6]), (b, &change[6..])] {
+            let p = &mut self.cache[slot as usize];
+            p[0] += Vec3::new(half[0], half[1], half[2]);
+            p[1] += Vec3::new(half[3], half[4], half[5]);
+        }
     }
 }
 
