@@ -35,6 +35,8 @@ pub mod gyroscopic;
 pub mod integrate;
 mod island;
 pub mod joint;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 pub mod math;
 mod poststab;
 pub mod scenes;

@@ -14,7 +14,7 @@
 use crate::constraint::{JacobianRow, RowStorage};
 use crate::math::{Mat3, Vec3};
 use crate::world::hot::Pair;
-use stiction_lcp::pgs::RowOperator;
+use stiction_lcp::pgs::{BatchUpdate, LaneConstants, RowOperator};
 use stiction_lcp::Residual;
 
 /// `M^-1 J_i^T` of every row, as (linear A, angular A, linear B, angular B), and the
@@ -129,6 +129,21 @@ pub(crate) struct SparseOperator<'a> {
     regularization: &'a [f64],
     island_bodies: &'a [u32],
     cache: &'a mut [Pair],
+    /// Lane-by-lane copies of batched contact blocks, and which slots are dynamic (only
+    /// those make two blocks dependent): see [`SparseOperator::with_batches`].
+    batches: Option<(&'a mut LaneBlocks, &'a [bool])>,
+}
+
+/// The rows of batches of four contact blocks laid out lane by lane (`[row][entry][lane]`),
+/// so that a batch's products and accumulator updates are arithmetic on arrays of four.
+/// Reused between steps.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LaneBlocks {
+    jacobian: Vec<[[[f64; 4]; 12]; 3]>,
+    imj: Vec<[[[f64; 4]; 12]; 3]>,
+    regularization: Vec<[[f64; 4]; 3]>,
+    /// Body slots of each lane's block: `[A lanes, B lanes]`.
+    slots: Vec<[[u32; 4]; 2]>,
 }
 
 impl<'a> SparseOperator<'a> {
@@ -152,7 +167,29 @@ impl<'a> SparseOperator<'a> {
             regularization,
             island_bodies,
             cache,
+            batches: None,
         }
+    }
+
+    /// Lets Gauss-Seidel batch independent contact blocks (`stiction_lcp::pgs`), laid out in
+    /// `lanes`; `dynamic` (per slot) tells which shared bodies make blocks dependent (a
+    /// static body's accumulator never changes, so blocks may share it).
+    pub(crate) fn with_batches(mut self, lanes: &'a mut LaneBlocks, dynamic: &'a [bool]) -> Self {
+        // The batches' arithmetic is AVX2 (`crate::lanes`); elsewhere blocks go one by one.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            self.batches = Some((lanes, dynamic));
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (lanes, dynamic);
+        self
+    }
+
+    /// Whether the three rows from `i` share their two bodies.
+    #[inline(always)]
+    fn shares_bodies(&self, i: usize) -> bool {
+        let bodies = self.bodies[i];
+        self.bodies[i + 1] == bodies && self.bodies[i + 2] == bodies
     }
 
     /// The largest diagonal entry: for a positive semi-definite `A` it bounds every entry.
@@ -236,6 +273,75 @@ impl RowOperator for SparseOperator<'_> {
             lane_dot(&flat(&j[1]), &v) + r[1] * x[1],
             lane_dot(&flat(&j[2]), &v) + r[2] * x[2],
         ]
+    }
+
+    fn independent_blocks(&self, i: usize, k: usize) -> bool {
+        let Some((_, dynamic)) = &self.batches else {
+            return false;
+        };
+        if !(self.shares_bodies(i) && self.shares_bodies(k)) {
+            return false;
+        }
+        let (ours, theirs) = (self.bodies[i], self.bodies[k]);
+        !ours
+            .iter()
+            .any(|&p| theirs.contains(&p) && dynamic.get(p as usize).copied().unwrap_or(true))
+    }
+
+    fn prepare_batches(&mut self, heads: &[[u32; 4]]) {
+        let Some((lanes, _)) = &mut self.batches else {
+            return;
+        };
+        let n = heads.len();
+        lanes.jacobian.resize(n, [[[0.0; 4]; 12]; 3]);
+        lanes.imj.resize(n, [[[0.0; 4]; 12]; 3]);
+        lanes.regularization.resize(n, [[0.0; 4]; 3]);
+        lanes.slots.resize(n, [[0; 4]; 2]);
+        for (index, batch) in heads.iter().enumerate() {
+            let (jacobian, imj) = (&mut lanes.jacobian[index], &mut lanes.imj[index]);
+            for (l, &h) in batch.iter().enumerate() {
+                let h = h as usize;
+                lanes.slots[index][0][l] = self.bodies[h][0];
+                lanes.slots[index][1][l] = self.bodies[h][1];
+                for k in 0..3 {
+                    let (j, m) = (flat(&self.jacobian[h + k]), flat4(&self.imj[h + k]));
+                    for c in 0..12 {
+                        jacobian[k][c][l] = j[c];
+                        imj[k][c][l] = m[c];
+                    }
+                    lanes.regularization[index][k][l] = self.regularization[h + k];
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn update_batch(
+        &mut self,
+        index: usize,
+        heads: [u32; 4],
+        constants: &LaneConstants,
+        x: &mut [f64],
+    ) -> BatchUpdate {
+        #[cfg(target_arch = "x86_64")]
+        if let Some((lanes, _)) = &self.batches {
+            // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
+            let moved = unsafe {
+                crate::lanes::batch(
+                    self.cache,
+                    &lanes.slots[index],
+                    &lanes.jacobian[index],
+                    &lanes.imj[index],
+                    &lanes.regularization[index],
+                    constants,
+                    heads,
+                    x,
+                )
+            };
+            return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
+        }
+        let _ = (index, heads, constants, x);
+        BatchUpdate::NotHandled
     }
 
     #[inline(always)]
@@ -340,4 +446,116 @@ pub(crate) fn sparse_residual(
         }
     }
     residual
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stiction_lcp::generate::SplitMix64;
+    use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
+
+    /// Twelve contact blocks on distinct dynamic bodies, half of them against one shared
+    /// static body: every order of the blocks is the same Gauss-Seidel, so batched sweeps
+    /// (AVX2 lanes, where the processor has them) must give the one-block-at-a-time
+    /// iterates, up to the products' summation order.
+    #[test]
+    fn batched_sweeps_match_single_blocks_on_independent_contacts() {
+        let mut rng = SplitMix64::new(7);
+        let blocks = 12;
+        let ground = 2 * blocks;
+        let slots = ground + 1;
+        let mut vector = || {
+            Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            )
+        };
+        let mut rows = RowStorage::default();
+        let (mut lo, mut hi, mut findex) = (Vec::new(), Vec::new(), Vec::new());
+        for c in 0..blocks {
+            let other = if c % 2 == 0 { ground } else { blocks + c };
+            for k in 0..3 {
+                let direction = vector();
+                rows.bodies.push([c as u32, other as u32]);
+                rows.jacobian.push(JacobianRow {
+                    linear_a: direction,
+                    angular_a: vector(),
+                    linear_b: -direction,
+                    angular_b: vector(),
+                });
+                let head = 3 * c;
+                lo.push(if k == 0 { 0.0 } else { -0.5 });
+                hi.push(if k == 0 { f64::INFINITY } else { 0.5 });
+                findex.push((k > 0).then_some(head));
+            }
+        }
+        let inverse_mass: Vec<f64> = (0..slots)
+            .map(|s| {
+                if s == ground {
+                    0.0
+                } else {
+                    0.5 + (s % 5) as f64 * 0.3
+                }
+            })
+            .collect();
+        let inverse_inertia: Vec<Mat3> = (0..slots)
+            .map(|s| {
+                let w = if s == ground {
+                    0.0
+                } else {
+                    1.0 + (s % 3) as f64
+                };
+                Mat3::from_diagonal(Vec3::new(w, 2.0 * w, 0.5 * w))
+            })
+            .collect();
+        let dynamic: Vec<bool> = (0..slots).map(|s| s != ground).collect();
+        let mut mass = RowMass::default();
+        mass.compute(&rows, &inverse_mass, &inverse_inertia);
+        let n = 3 * blocks;
+        let b: Vec<f64> = (0..n)
+            .map(|i| ((i * 7919) % 13) as f64 / 6.0 - 1.0)
+            .collect();
+        let regularization = vec![1e-3; n];
+        let island: Vec<u32> = (0..slots as u32)
+            .filter(|&s| s as usize != ground)
+            .collect();
+        let options = PgsOptions {
+            max_iterations: 6,
+            tolerance: 0.0,
+            ..PgsOptions::default()
+        };
+        let solve = |batched: bool| {
+            let mut cache = vec![[Vec3::ZERO; 2]; slots];
+            let mut lanes = LaneBlocks::default();
+            let op = SparseOperator::new(&rows, &mass, 0..n, &regularization, &island, &mut cache);
+            let mut op = if batched {
+                op.with_batches(&mut lanes, &dynamic)
+            } else {
+                op
+            };
+            let mut x = vec![0.0; n];
+            pgs_sweeps(
+                &mut op,
+                &b,
+                &lo,
+                &hi,
+                &findex,
+                &mut x,
+                &options,
+                &mut PgsScratch::new(),
+            )
+            .unwrap();
+            x
+        };
+        let (batched, single) = (solve(true), solve(false));
+        let scale = single.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
+        assert!(single.iter().filter(|v| **v != 0.0).count() > blocks);
+        for (i, (u, v)) in batched.iter().zip(&single).enumerate() {
+            assert!(
+                (u - v).abs() <= 1e-12 * scale,
+                "row {i}: batched {u} against single {v}"
+            );
+        }
+    }
 }

@@ -55,7 +55,7 @@ use crate::joint::{Joint, JointFeedback, JointRows};
 use crate::math::Vec3;
 use crate::poststab::PostStabilizer;
 use crate::sleep::Activity;
-use crate::sparse::{scatter, sparse_residual, RowMass, SparseOperator};
+use crate::sparse::{scatter, sparse_residual, LaneBlocks, RowMass, SparseOperator};
 use crate::sparse_exact::{SparseExactSolver, SparseIsland};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
@@ -82,6 +82,8 @@ pub(crate) struct StepScratch {
     joint_rows: Vec<(usize, Range<usize>)>,
     islands: Islands,
     mass: RowMass,
+    /// Gauss-Seidel's batched contact blocks, lane by lane.
+    lanes: LaneBlocks,
     /// `b` of every sorted row.
     b: Vec<f64>,
     /// `cfm / h` of every sorted row.
@@ -671,7 +673,8 @@ fn solve_iterative(
         &s.regularization[range.clone()],
         s.islands.bodies(k),
         &mut s.hot.cache,
-    );
+    )
+    .with_batches(&mut s.lanes, &s.hot.dynamic);
     let (b, lo, hi) = (
         &s.b[range.clone()],
         &s.rows.lo[range.clone()],

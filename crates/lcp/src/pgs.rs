@@ -20,6 +20,12 @@
 //! [`RowOperator::block_changed`]). Found once per solve from `findex` and
 //! [`RowOperator::off_diagonal`]; an operator without off-diagonal entries is swept row by row.
 //!
+//! Blocks that the operator calls independent ([`RowOperator::independent_blocks`]: no
+//! coupling between their rows) are gathered four at a time into *batches*, updated side
+//! by side in lanes ([`RowOperator::update_batch`]; the engine does it in AVX2). A batch is
+//! placed where its fourth block was, so a sweep visits the blocks in a different order
+//! than row order; within a batch the order does not matter.
+//!
 //! The solver only reads `A` through a [`RowOperator`], so the engine can run it on sparse
 //! Jacobian rows without ever forming `A` ([`pgs_sweeps`], allocation-free once its
 //! [`PgsScratch`] has grown to the problem size). [`solve_pgs`] is the dense entry point.
@@ -87,6 +93,64 @@ pub trait RowOperator {
             self.row_times_vector(i + 1, x),
             self.row_times_vector(i + 2, x),
         ]
+    }
+
+    /// Whether the contact blocks starting at rows `i` and `k` may be updated side by side in
+    /// one batch: no row of one couples with a row of the other (`A` is zero between
+    /// them), so the order of their updates does not matter. The default, `false`, never
+    /// batches.
+    fn independent_blocks(&self, i: usize, k: usize) -> bool {
+        let _ = (i, k);
+        false
+    }
+
+    /// Called once per solve (after [`begin`](RowOperator::begin)'s projection, before the
+    /// first sweep) with the batches of four independent contact blocks (their first rows)
+    /// that the sweeps will update together; an operator may lay their data out lane by
+    /// lane here. The default does nothing.
+    fn prepare_batches(&mut self, batches: &[[u32; 4]]) {
+        let _ = batches;
+    }
+
+    /// `(A x)` of the three rows of each of batch `index`'s four blocks (`heads`), as
+    /// `[row][lane]`. The default asks [`block_times_vector`](RowOperator::block_times_vector)
+    /// per block.
+    #[inline(always)]
+    fn batch_times_vector(&self, index: usize, heads: [u32; 4], x: &[f64]) -> [[f64; 4]; 3] {
+        let _ = index;
+        let products = heads.map(|h| self.block_times_vector(h as usize, x));
+        std::array::from_fn(|k| std::array::from_fn(|l| products[l][k]))
+    }
+
+    /// Called after batch `index`'s update changed its blocks' rows by `delta[row][lane]`
+    /// (zeros included). The default calls [`block_changed`](RowOperator::block_changed)
+    /// per block.
+    #[inline(always)]
+    fn batch_changed(&mut self, index: usize, heads: [u32; 4], delta: [[f64; 4]; 3]) {
+        let _ = index;
+        for (l, &h) in heads.iter().enumerate() {
+            let d = [delta[0][l], delta[1][l], delta[2][l]];
+            if d != [0.0; 3] {
+                self.block_changed(h as usize, d);
+            }
+        }
+    }
+
+    /// The whole update of a batch of four contact blocks (the solver's lane steps):
+    /// products, the three projected steps per lane with `constants`, `x` and the
+    /// operator's cache moved. An operator may do it in one piece (the engine's sparse
+    /// operator does, in AVX2); the default, [`BatchUpdate::NotHandled`], leaves it to the
+    /// solver.
+    #[inline(always)]
+    fn update_batch(
+        &mut self,
+        index: usize,
+        heads: [u32; 4],
+        constants: &LaneConstants,
+        x: &mut [f64],
+    ) -> BatchUpdate {
+        let _ = (index, heads, constants, x);
+        BatchUpdate::NotHandled
     }
 
     /// Called after a contact block's update changed `x_{i+k}` by `delta[k]` (at least one
@@ -248,7 +312,58 @@ pub struct PgsScratch {
     /// For the first row `i` of a contact block (see [`find_contact_blocks`]): the
     /// couplings `[A_(i+1) i, A_(i+2) i, A_(i+2) (i+1)]`; `None` for every other row.
     block: Vec<Option<[f64; 3]>>,
+    /// The order of one sweep: rows, blocks and batches (see [`plan_sweep`]).
+    plan: Vec<Unit>,
+    /// The first rows of each batch's four blocks.
+    batches: Vec<[u32; 4]>,
+    /// Batches being filled while planning: their heads and how many.
+    open: Vec<([u32; 4], usize)>,
+    /// Per batch, what its sweeps read besides `x`, lane by lane (see [`LaneConstants`]).
+    lane_constants: Vec<LaneConstants>,
 }
+
+/// A batch's fixed numbers, `[row][lane]` (rows: normal, first and second friction):
+/// gathered once per solve so that a sweep's lane arithmetic reads arrays of four
+/// (see [`RowOperator::update_batch`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LaneConstants {
+    /// The rows' right-hand sides `b`.
+    pub b: [[f64; 4]; 3],
+    /// `omega / A_ii` of each row.
+    pub relaxed: [[f64; 4]; 3],
+    /// Each block's couplings `A_1n`, `A_2n`, `A_21` (indexed like the rows).
+    pub couplings: [[f64; 4]; 3],
+    /// The normal rows' lower bounds.
+    pub lo_normal: [f64; 4],
+    /// The normal rows' upper bounds, then the friction rows' coefficients `mu`.
+    pub hi: [[f64; 4]; 3],
+}
+
+/// What [`RowOperator::update_batch`] did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BatchUpdate {
+    /// The operator has no batch kernel of its own: the solver's lane steps run.
+    NotHandled,
+    /// The batch moved; the largest `|delta x_i|`.
+    Moved(f64),
+    /// A step's candidate was not finite; nothing moved.
+    NonFinite,
+}
+
+/// One step of a sweep's plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    /// Row `i` on its own (or, for a Coulomb pair's first row, the pair).
+    Row(u32),
+    /// The contact block starting at row `i`.
+    Block(u32),
+    /// Batch `j` of four independent contact blocks, updated lane by lane.
+    Batch(u32),
+}
+
+/// Batches being filled at once while planning: a block that conflicts with all of them
+/// closes the oldest (its blocks go on one by one).
+const OPEN_BATCHES: usize = 4;
 
 impl PgsScratch {
     /// Empty scratch; it grows on first use.
@@ -304,9 +419,11 @@ pub fn pgs_sweeps<O: RowOperator>(
     let n = op.len();
     check_inputs(n, b, lo, hi, findex, x)?;
     let frozen_rows = prepare(op, hi, findex, options, scratch);
+    gather_lane_constants(b, lo, hi, options.omega, scratch);
 
     project_warm_start(lo, hi, findex, x, scratch);
     op.begin(x);
+    op.prepare_batches(&scratch.batches);
 
     let mut outcome = PgsOutcome {
         sweeps: 0,
@@ -465,7 +582,90 @@ fn prepare<O: RowOperator>(
         find_cone_pairs(op, hi, findex, scratch);
     }
     find_contact_blocks(op, findex, scratch);
+    plan_sweep(op, scratch);
     frozen
+}
+
+/// Fills [`PgsScratch::lane_constants`] for the planned batches.
+fn gather_lane_constants(b: &[f64], lo: &[f64], hi: &[f64], omega: f64, scratch: &mut PgsScratch) {
+    let PgsScratch {
+        inv_diag,
+        block,
+        batches,
+        lane_constants,
+        ..
+    } = scratch;
+    lane_constants.clear();
+    lane_constants.extend(batches.iter().map(|heads| {
+        let mut c = LaneConstants::default();
+        for (l, &h) in heads.iter().enumerate() {
+            let h = h as usize;
+            let couplings = block[h].unwrap_or([0.0; 3]);
+            for k in 0..3 {
+                c.b[k][l] = b[h + k];
+                c.relaxed[k][l] = omega * inv_diag[h + k];
+                c.couplings[k][l] = couplings[k];
+                c.hi[k][l] = hi[h + k];
+            }
+            c.lo_normal[l] = lo[h];
+        }
+        c
+    }));
+}
+
+/// The order of a sweep: every row in order, except that contact blocks that the operator
+/// calls independent ([`RowOperator::independent_blocks`]) are gathered into batches of
+/// four, each placed where its fourth block was. A batch's blocks touch no common
+/// unknowns' bodies, so updating them side by side is the same Gauss-Seidel as one after
+/// the other; the sweep only visits them in a different order than row order.
+fn plan_sweep<O: RowOperator>(op: &O, scratch: &mut PgsScratch) {
+    let PgsScratch {
+        block,
+        plan,
+        batches,
+        open,
+        ..
+    } = scratch;
+    plan.clear();
+    batches.clear();
+    open.clear();
+    let n = block.len();
+    let mut i = 0;
+    while i < n {
+        if block[i].is_none() {
+            plan.push(Unit::Row(i as u32));
+            i += 1;
+            continue;
+        }
+        let fits = |(heads, count): &([u32; 4], usize)| {
+            heads[..*count]
+                .iter()
+                .all(|&h| op.independent_blocks(h as usize, i))
+        };
+        match open.iter().position(fits) {
+            Some(at) => {
+                let (heads, count) = &mut open[at];
+                heads[*count] = i as u32;
+                *count += 1;
+                if *count == 4 {
+                    plan.push(Unit::Batch(batches.len() as u32));
+                    batches.push(*heads);
+                    open.remove(at);
+                }
+            }
+            None => {
+                if open.len() == OPEN_BATCHES {
+                    let (heads, count) = open.remove(0);
+                    plan.extend(heads[..count].iter().map(|&h| Unit::Block(h)));
+                }
+                open.push(([i as u32, 0, 0, 0], 1));
+            }
+        }
+        i += 3;
+    }
+    for (heads, count) in open.drain(..) {
+        plan.extend(heads[..count].iter().map(|&h| Unit::Block(h)));
+    }
 }
 
 /// Marks the contact blocks: a row `i` without `findex`, followed by exactly two friction
@@ -651,17 +851,22 @@ fn sweep<O: RowOperator>(
     scratch: &PgsScratch,
 ) -> Option<f64> {
     let mut largest: f64 = 0.0;
-    let mut i = 0;
-    while i < x.len() {
-        if let Some(couplings) = scratch.block[i] {
-            let change = update_contact_block(op, b, lo, hi, x, omega, scratch, i, couplings)?;
-            largest = largest.max(change);
-            i += 3;
-            continue;
-        }
-        let row = i;
-        i += 1;
-        let i = row;
+    for &unit in &scratch.plan {
+        let i = match unit {
+            Unit::Row(i) => i as usize,
+            Unit::Block(i) => {
+                let i = i as usize;
+                let couplings = scratch.block[i]?;
+                let change = update_contact_block(op, b, lo, hi, x, omega, scratch, i, couplings)?;
+                largest = largest.max(change);
+                continue;
+            }
+            Unit::Batch(j) => {
+                let change = update_contact_batch(op, x, scratch, j as usize)?;
+                largest = largest.max(change);
+                continue;
+            }
+        };
         let inv_diag = scratch.inv_diag[i];
         if inv_diag == 0.0 {
             continue;
@@ -719,6 +924,77 @@ fn update_contact_block<O: RowOperator>(
         op.block_changed(i, delta);
     }
     Some(largest_of(delta))
+}
+
+/// The steps of [`update_contact_block`] for the four blocks of batch `j` side by side,
+/// lane by lane: the same operations on each block as [`contact_block_steps`], in arrays
+/// of four the compiler vectorises. Returns the largest `|delta|`, or `None` (nothing
+/// moved) if an update was not finite.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn update_contact_batch<O: RowOperator>(
+    op: &mut O,
+    x: &mut [f64],
+    scratch: &PgsScratch,
+    j: usize,
+) -> Option<f64> {
+    let heads = scratch.batches[j];
+    let c = &scratch.lane_constants[j];
+    match op.update_batch(j, heads, c, x) {
+        BatchUpdate::Moved(largest) => return Some(largest),
+        BatchUpdate::NonFinite => return None,
+        BatchUpdate::NotHandled => {}
+    }
+    let ax = op.batch_times_vector(j, heads, x);
+    let h = heads.map(|h| h as usize);
+    let mut rows = [[0.0f64; 4]; 3];
+    for l in 0..4 {
+        rows[0][l] = x[h[l]];
+        rows[1][l] = x[h[l] + 1];
+        rows[2][l] = x[h[l] + 2];
+    }
+    let (mut d_n, mut d_1, mut d_2) = ([0.0f64; 4], [0.0f64; 4], [0.0f64; 4]);
+    let mut finite = true;
+    let [a_1n, a_2n, a_21] = c.couplings;
+    // The same operations per lane as `contact_block_steps`, on arrays of four.
+    for l in 0..4 {
+        let candidate = rows[0][l] + (c.b[0][l] - ax[0][l]) * c.relaxed[0][l];
+        finite &= candidate.is_finite();
+        d_n[l] = project(candidate, c.lo_normal[l], c.hi[0][l]) - rows[0][l];
+    }
+    for l in 0..4 {
+        let normal = rows[0][l] + d_n[l];
+        let limit = (c.hi[1][l] * normal).abs();
+        let r = (c.b[1][l] - ax[1][l]) - a_1n[l] * d_n[l];
+        let candidate = rows[1][l] + r * c.relaxed[1][l];
+        finite &= candidate.is_finite();
+        d_1[l] = project(candidate, -limit, limit) - rows[1][l];
+    }
+    for l in 0..4 {
+        let normal = rows[0][l] + d_n[l];
+        let limit = (c.hi[2][l] * normal).abs();
+        let r = ((c.b[2][l] - ax[2][l]) - a_2n[l] * d_n[l]) - a_21[l] * d_1[l];
+        let candidate = rows[2][l] + r * c.relaxed[2][l];
+        finite &= candidate.is_finite();
+        d_2[l] = project(candidate, -limit, limit) - rows[2][l];
+    }
+    if !finite {
+        return None;
+    }
+    for l in 0..4 {
+        x[h[l]] = rows[0][l] + d_n[l];
+        x[h[l] + 1] = rows[1][l] + d_1[l];
+        x[h[l] + 2] = rows[2][l] + d_2[l];
+    }
+    op.batch_changed(j, heads, [d_n, d_1, d_2]);
+    let mut largest = 0.0f64;
+    for l in 0..4 {
+        largest = largest
+            .max(d_n[l].abs())
+            .max(d_1[l].abs())
+            .max(d_2[l].abs());
+    }
+    Some(largest)
 }
 
 /// The steps of [`update_contact_block`] from the block's products `ax` before them: moves

@@ -1,0 +1,268 @@
+//! AVX2 arithmetic for Gauss-Seidel's batches of four independent contact blocks
+//! (`stiction_lcp::pgs`'s batches, laid out lane by lane in
+//! [`crate::sparse::LaneBlocks`]): [`batch`] does a whole batch's update, products
+//! `J v`, the three projected steps of each lane's block and the accumulators'
+//! `M^-1 J^T delta`, four blocks per instruction.
+//!
+//! Written with `std::arch`: on arrays of four the compiler vectorised the lane arithmetic
+//! only in part and moved values through the stack, and the batched sweeps were slower
+//! than one block at a time (BENCHMARKS.md, fourth session). One call per batch, with
+//! everything inside compiled for AVX2 (closures passed to `array::map` and
+//! `#[inline(always)]` helpers lose the target feature, and the intrinsics become calls).
+//!
+//! Only compiled for x86-64; [`crate::sparse::SparseOperator`] batches blocks only after
+//! detecting AVX2 at run time, which is what makes calling these functions sound.
+
+use crate::world::hot::Pair;
+use std::arch::x86_64::{
+    __m256d, _mm256_add_pd, _mm256_andnot_pd, _mm256_castpd256_pd128, _mm256_cmp_pd,
+    _mm256_extractf128_pd, _mm256_loadu_pd, _mm256_max_pd, _mm256_min_pd, _mm256_movemask_pd,
+    _mm256_mul_pd, _mm256_permute2f128_pd, _mm256_set1_pd, _mm256_set_m128d, _mm256_set_pd,
+    _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd,
+    _mm256_xor_pd, _mm_add_pd, _mm_loadu_pd, _mm_storeu_pd, _CMP_ORD_Q,
+};
+use stiction_lcp::pgs::LaneConstants;
+
+/// Lane-major rows of one batch: `[row][entry][lane]`, entries in Jacobian order.
+pub(crate) type LaneRows = [[[f64; 4]; 12]; 3];
+
+// The accumulators are read and written as six contiguous numbers (see `numbers`).
+const _: () = assert!(std::mem::size_of::<Pair>() == 6 * std::mem::size_of::<f64>());
+
+/// A body's accumulator as its six numbers (linear, then angular). `DVec3` is
+/// `#[repr(C)]` with three `f64`, so a `Pair` is six contiguous `f64`.
+#[inline(always)]
+fn numbers(pair: &Pair) -> *const f64 {
+    (pair as *const Pair).cast::<f64>()
+}
+
+/// See [`numbers`].
+#[inline(always)]
+fn numbers_mut(pair: &mut Pair) -> *mut f64 {
+    (pair as *mut Pair).cast::<f64>()
+}
+
+/// Transposes four rows of four lanes into four columns (and back: it is its own inverse).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose(r: [__m256d; 4]) -> [__m256d; 4] {
+    let t0 = _mm256_unpacklo_pd(r[0], r[1]);
+    let t1 = _mm256_unpackhi_pd(r[0], r[1]);
+    let t2 = _mm256_unpacklo_pd(r[2], r[3]);
+    let t3 = _mm256_unpackhi_pd(r[2], r[3]);
+    [
+        _mm256_permute2f128_pd::<0x20>(t0, t2),
+        _mm256_permute2f128_pd::<0x20>(t1, t3),
+        _mm256_permute2f128_pd::<0x31>(t0, t2),
+        _mm256_permute2f128_pd::<0x31>(t1, t3),
+    ]
+}
+
+/// The four lanes' accumulators, entry by entry: `v[c]` holds entry `c` of the twelve
+/// (body A's linear and angular, then body B's) for lanes 0 to 3.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn gather(cache: &[Pair], slots: &[[u32; 4]; 2]) -> [__m256d; 12] {
+    let mut groups = [[_mm256_setzero_pd(); 4]; 3];
+    for l in 0..4 {
+        let (a, b) = (
+            numbers(&cache[slots[0][l] as usize]),
+            numbers(&cache[slots[1][l] as usize]),
+        );
+        // SAFETY: `a` and `b` point at six f64 each (see `numbers`).
+        unsafe {
+            groups[0][l] = _mm256_loadu_pd(a);
+            groups[1][l] = _mm256_set_m128d(_mm_loadu_pd(b), _mm_loadu_pd(a.add(4)));
+            groups[2][l] = _mm256_loadu_pd(b.add(2));
+        }
+    }
+    let [g0, g1, g2] = [
+        transpose(groups[0]),
+        transpose(groups[1]),
+        transpose(groups[2]),
+    ];
+    [
+        g0[0], g0[1], g0[2], g0[3], g1[0], g1[1], g1[2], g1[3], g2[0], g2[1], g2[2], g2[3],
+    ]
+}
+
+/// `J_k v` of the batch's three rows `k`, for each lane (no regularisation term).
+///
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn products(cache: &[Pair], slots: &[[u32; 4]; 2], jacobian: &LaneRows) -> [[f64; 4]; 3] {
+    let v = gather(cache, slots);
+    let mut out = [[0.0; 4]; 3];
+    for (row, result) in jacobian.iter().zip(&mut out) {
+        // Two running sums: half the chain of dependent additions.
+        let mut sums = [_mm256_setzero_pd(); 2];
+        for (c, entries) in row.iter().enumerate() {
+            // SAFETY: `entries` is four contiguous f64 (unaligned load).
+            let j = unsafe { _mm256_loadu_pd(entries.as_ptr()) };
+            sums[c % 2] = _mm256_add_pd(sums[c % 2], _mm256_mul_pd(j, v[c]));
+        }
+        // SAFETY: `result` is four contiguous f64 (unaligned store).
+        unsafe { _mm256_storeu_pd(result.as_mut_ptr(), _mm256_add_pd(sums[0], sums[1])) };
+    }
+    out
+}
+
+/// Adds `M^-1 J^T delta` of the batch's rows to the four lanes' accumulators. The lanes'
+/// bodies are distinct except for static ones, whose accumulators stay zero (their
+/// `M^-1` is), so the order of the lanes' additions does not matter.
+///
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn update(cache: &mut [Pair], slots: &[[u32; 4]; 2], imj: &LaneRows, delta: &[[f64; 4]; 3]) {
+    // SAFETY (loads of `delta` and `imj`): arrays of four contiguous f64. No closures
+    // here: passed to `array::map` they lose this function's target feature and become
+    // calls.
+    let d = unsafe {
+        [
+            _mm256_loadu_pd(delta[0].as_ptr()),
+            _mm256_loadu_pd(delta[1].as_ptr()),
+            _mm256_loadu_pd(delta[2].as_ptr()),
+        ]
+    };
+    let mut change = [_mm256_setzero_pd(); 12];
+    for (c, sum) in change.iter_mut().enumerate() {
+        // SAFETY: four contiguous f64 each.
+        let (m0, m1, m2) = unsafe {
+            (
+                _mm256_loadu_pd(imj[0][c].as_ptr()),
+                _mm256_loadu_pd(imj[1][c].as_ptr()),
+                _mm256_loadu_pd(imj[2][c].as_ptr()),
+            )
+        };
+        let first = _mm256_add_pd(_mm256_mul_pd(m0, d[0]), _mm256_mul_pd(m1, d[1]));
+        *sum = _mm256_add_pd(first, _mm256_mul_pd(m2, d[2]));
+    }
+    // Per lane: entries 0-3 (A), 4-7 (A's last two, B's first two), 8-11 (B).
+    let groups = [
+        transpose([change[0], change[1], change[2], change[3]]),
+        transpose([change[4], change[5], change[6], change[7]]),
+        transpose([change[8], change[9], change[10], change[11]]),
+    ];
+    for l in 0..4 {
+        let a = numbers_mut(&mut cache[slots[0][l] as usize]);
+        // SAFETY: `a` points at six f64 (see `numbers`); the B slot is borrowed after.
+        unsafe {
+            _mm256_storeu_pd(a, _mm256_add_pd(_mm256_loadu_pd(a), groups[0][l]));
+            let middle = groups[1][l];
+            let low = _mm256_castpd256_pd128(middle);
+            _mm_storeu_pd(a.add(4), _mm_add_pd(_mm_loadu_pd(a.add(4)), low));
+        }
+        let b = numbers_mut(&mut cache[slots[1][l] as usize]);
+        // SAFETY: as for `a`.
+        unsafe {
+            let high = _mm256_extractf128_pd::<1>(groups[1][l]);
+            _mm_storeu_pd(b, _mm_add_pd(_mm_loadu_pd(b), high));
+            _mm256_storeu_pd(
+                b.add(2),
+                _mm256_add_pd(_mm256_loadu_pd(b.add(2)), groups[2][l]),
+            );
+        }
+    }
+}
+
+/// One batch's whole Gauss-Seidel update: products, the three projected steps of each
+/// lane's block (the same operations as `stiction_lcp::pgs`'s lane steps, with
+/// `constants`), `x` and the accumulators moved. Returns the largest `|delta|`, or `None`
+/// (nothing moved) if a candidate was not finite. One call per batch, everything inside
+/// compiled for AVX2.
+///
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn batch(
+    cache: &mut [Pair],
+    slots: &[[u32; 4]; 2],
+    jacobian: &LaneRows,
+    imj: &LaneRows,
+    regularization: &[[f64; 4]; 3],
+    constants: &LaneConstants,
+    heads: [u32; 4],
+    x: &mut [f64],
+) -> Option<f64> {
+    let h = heads.map(|h| h as usize);
+    let load = |v: &[f64; 4]| unsafe { _mm256_loadu_pd(v.as_ptr()) };
+    let lanes = |k: usize| _mm256_set_pd(x[h[3] + k], x[h[2] + k], x[h[1] + k], x[h[0] + k]);
+    let rows = [lanes(0), lanes(1), lanes(2)];
+    // SAFETY: AVX2 is available (this function's contract).
+    let ax = unsafe { products(cache, slots, jacobian) };
+    let with_r = |k: usize| {
+        _mm256_add_pd(
+            load(&ax[k]),
+            _mm256_mul_pd(load(&regularization[k]), rows[k]),
+        )
+    };
+    let ax = [with_r(0), with_r(1), with_r(2)];
+    let c = constants;
+    let sign = _mm256_set1_pd(-0.0);
+    let residual = |k: usize| _mm256_sub_pd(load(&c.b[k]), ax[k]);
+    let step = |row: __m256d, r: __m256d, relaxed: __m256d, lower: __m256d, upper: __m256d| {
+        let candidate = _mm256_add_pd(row, _mm256_mul_pd(r, relaxed));
+        let raised = _mm256_max_pd(candidate, lower);
+        let projected = _mm256_min_pd(raised, upper);
+        (candidate, _mm256_sub_pd(projected, row))
+    };
+    let (c_n, d_n) = step(
+        rows[0],
+        residual(0),
+        load(&c.relaxed[0]),
+        load(&c.lo_normal),
+        load(&c.hi[0]),
+    );
+    let normal = _mm256_add_pd(rows[0], d_n);
+    let limit_1 = _mm256_andnot_pd(sign, _mm256_mul_pd(load(&c.hi[1]), normal));
+    let r_1 = _mm256_sub_pd(residual(1), _mm256_mul_pd(load(&c.couplings[0]), d_n));
+    let (c_1, d_1) = step(
+        rows[1],
+        r_1,
+        load(&c.relaxed[1]),
+        _mm256_xor_pd(limit_1, sign),
+        limit_1,
+    );
+    let limit_2 = _mm256_andnot_pd(sign, _mm256_mul_pd(load(&c.hi[2]), normal));
+    let r_2 = _mm256_sub_pd(
+        _mm256_sub_pd(residual(2), _mm256_mul_pd(load(&c.couplings[1]), d_n)),
+        _mm256_mul_pd(load(&c.couplings[2]), d_1),
+    );
+    let (c_2, d_2) = step(
+        rows[2],
+        r_2,
+        load(&c.relaxed[2]),
+        _mm256_xor_pd(limit_2, sign),
+        limit_2,
+    );
+    // Finite: `v - v` is 0 for finite lanes, NaN otherwise.
+    let finite =
+        |v: __m256d| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_ORD_Q>(_mm256_sub_pd(v, v), v)) == 0xF;
+    if !(finite(c_n) && finite(c_1) && finite(c_2)) {
+        return None;
+    }
+    let mut delta = [[0.0f64; 4]; 3];
+    for (k, d) in [d_n, d_1, d_2].into_iter().enumerate() {
+        // SAFETY: four contiguous f64.
+        unsafe { _mm256_storeu_pd(delta[k].as_mut_ptr(), d) };
+        let mut moved = [0.0f64; 4];
+        unsafe { _mm256_storeu_pd(moved.as_mut_ptr(), _mm256_add_pd(rows[k], d)) };
+        for l in 0..4 {
+            x[h[l] + k] = moved[l];
+        }
+    }
+    // SAFETY: AVX2 is available.
+    unsafe { update(cache, slots, imj, &delta) };
+    let largest = _mm256_max_pd(
+        _mm256_max_pd(_mm256_andnot_pd(sign, d_n), _mm256_andnot_pd(sign, d_1)),
+        _mm256_andnot_pd(sign, d_2),
+    );
+    let mut lanes_largest = [0.0f64; 4];
+    unsafe { _mm256_storeu_pd(lanes_largest.as_mut_ptr(), largest) };
+    Some(lanes_largest.iter().fold(0.0f64, |m, v| m.max(*v)))
+}
