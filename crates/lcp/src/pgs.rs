@@ -434,8 +434,14 @@ pub fn pgs_sweeps<O: RowOperator>(
     };
     while outcome.sweeps < options.max_iterations {
         outcome.sweeps += 1;
-        let Some(largest_change) = dispatch_sweep(op, b, lo, hi, findex, x, options.omega, scratch)
-        else {
+        let data = SweepData {
+            b,
+            lo,
+            hi,
+            findex,
+            omega: options.omega,
+        };
+        let Some(largest_change) = dispatch_sweep(op, data, x, scratch) else {
             outcome.non_finite = true;
             break;
         };
@@ -796,60 +802,62 @@ fn project_warm_start(
     }
 }
 
+/// What a sweep reads besides the operator, `x` and the scratch.
+#[derive(Clone, Copy)]
+struct SweepData<'p> {
+    b: &'p [f64],
+    lo: &'p [f64],
+    hi: &'p [f64],
+    findex: &'p [Option<usize>],
+    omega: f64,
+}
+
 /// [`sweep`], compiled for AVX2 where the processor has it (detected once at run time):
 /// the same operations, so the same results to the bit (Rust contracts no multiply-add
 /// into a fused one on its own), in three-operand instructions with fewer register moves
 /// on the dependent chain of a Gauss-Seidel sweep.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn dispatch_sweep<O: RowOperator>(
     op: &mut O,
-    b: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    findex: &[Option<usize>],
+    data: SweepData,
     x: &mut [f64],
-    omega: f64,
     scratch: &PgsScratch,
 ) -> Option<f64> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: AVX2 was detected on this processor just above.
-        return unsafe { sweep_avx2(op, b, lo, hi, findex, x, omega, scratch) };
+        return unsafe { sweep_avx2(op, data, x, scratch) };
     }
-    sweep(op, b, lo, hi, findex, x, omega, scratch)
+    sweep(op, data, x, scratch)
 }
 
 /// [`sweep`] with AVX2 enabled; see [`dispatch_sweep`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
 fn sweep_avx2<O: RowOperator>(
     op: &mut O,
-    b: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    findex: &[Option<usize>],
+    data: SweepData,
     x: &mut [f64],
-    omega: f64,
     scratch: &PgsScratch,
 ) -> Option<f64> {
-    sweep(op, b, lo, hi, findex, x, omega, scratch)
+    sweep(op, data, x, scratch)
 }
 
 /// One sweep; returns the largest `|delta x_i|`, or `None` if an update was not finite.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn sweep<O: RowOperator>(
     op: &mut O,
-    b: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    findex: &[Option<usize>],
+    data: SweepData,
     x: &mut [f64],
-    omega: f64,
     scratch: &PgsScratch,
 ) -> Option<f64> {
+    let SweepData {
+        b,
+        lo,
+        hi,
+        findex,
+        omega,
+    } = data;
     let mut largest: f64 = 0.0;
     for &unit in &scratch.plan {
         let i = match unit {

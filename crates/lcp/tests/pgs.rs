@@ -760,19 +760,60 @@ proptest! {
     }
 }
 
-/// The dense operator without off-diagonal entries: [`pgs_sweeps`] then finds no contact
-/// blocks and updates every row on its own.
-struct RowByRow<'a>(DenseOperator<'a>);
+/// The dense operator with fewer abilities: `off_diagonal: false` hides the off-diagonal
+/// entries ([`pgs_sweeps`] then finds no contact blocks and updates every row on its own);
+/// `zero_pattern: Some(a)` calls two contact blocks independent when `a` is zero between
+/// them (the sweeps then batch them and run the solver's own lane steps).
+struct Restricted<'a> {
+    inner: DenseOperator<'a>,
+    off_diagonal: bool,
+    zero_pattern: Option<&'a DenseMatrix>,
+}
 
-impl RowOperator for RowByRow<'_> {
+/// `options.max_iterations` sweeps of `op` on `p` from `x = 0`.
+fn sweeps_from_zero<O: RowOperator>(op: &mut O, p: &BoxedLcp, options: &PgsOptions) -> Vec<f64> {
+    let mut x = vec![0.0; p.len()];
+    pgs_sweeps(
+        op,
+        &p.b,
+        &p.lo,
+        &p.hi,
+        &p.findex,
+        &mut x,
+        options,
+        &mut PgsScratch::new(),
+    )
+    .unwrap();
+    x
+}
+
+/// [`Restricted`] sweeping row by row.
+fn row_by_row(inner: DenseOperator<'_>) -> Restricted<'_> {
+    Restricted {
+        inner,
+        off_diagonal: false,
+        zero_pattern: None,
+    }
+}
+
+impl RowOperator for Restricted<'_> {
     fn len(&self) -> usize {
-        self.0.len()
+        self.inner.len()
     }
     fn diagonal(&self, i: usize) -> f64 {
-        self.0.diagonal(i)
+        self.inner.diagonal(i)
     }
     fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
-        self.0.row_times_vector(i, x)
+        self.inner.row_times_vector(i, x)
+    }
+    fn off_diagonal(&self, i: usize, k: usize) -> Option<f64> {
+        self.off_diagonal
+            .then(|| self.inner.off_diagonal(i, k))
+            .flatten()
+    }
+    fn independent_blocks(&self, i: usize, k: usize) -> bool {
+        self.zero_pattern
+            .is_some_and(|a| (i..i + 3).all(|r| (k..k + 3).all(|c| a[(r, c)] == 0.0)))
     }
 }
 
@@ -799,19 +840,8 @@ fn contact_blocks_take_the_same_steps_as_single_rows() {
                 tolerance: 0.0,
                 ..PgsOptions::default()
             };
-            let run = |op: &mut dyn FnMut(&mut [f64], &mut PgsScratch)| {
-                let mut x = vec![0.0; p.len()];
-                op(&mut x, &mut PgsScratch::new());
-                x
-            };
-            let blocks = run(&mut |x, scratch| {
-                let mut op = DenseOperator::new(&p.a);
-                pgs_sweeps(&mut op, &p.b, &p.lo, &p.hi, &p.findex, x, &options, scratch).unwrap();
-            });
-            let rows = run(&mut |x, scratch| {
-                let mut op = RowByRow(DenseOperator::new(&p.a));
-                pgs_sweeps(&mut op, &p.b, &p.lo, &p.hi, &p.findex, x, &options, scratch).unwrap();
-            });
+            let blocks = sweeps_from_zero(&mut DenseOperator::new(&p.a), &p, &options);
+            let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
             let scale = rows.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
             at_bound += (0..p.len())
                 .filter(|&i| p.findex[i].is_some_and(|j| rows[j] > 0.0))
@@ -830,28 +860,6 @@ fn contact_blocks_take_the_same_steps_as_single_rows() {
     }
     assert!(at_bound > 0, "no friction row at its bound");
     assert!(separated > 0, "no separating normal");
-}
-
-/// A dense operator that calls two contact blocks independent when `A` is zero between
-/// them, so that the sweeps batch them and run the solver's own lane steps.
-struct Batching<'a>(DenseOperator<'a>, &'a DenseMatrix);
-
-impl RowOperator for Batching<'_> {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-    fn diagonal(&self, i: usize) -> f64 {
-        self.0.diagonal(i)
-    }
-    fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
-        self.0.row_times_vector(i, x)
-    }
-    fn off_diagonal(&self, i: usize, k: usize) -> Option<f64> {
-        self.0.off_diagonal(i, k)
-    }
-    fn independent_blocks(&self, i: usize, k: usize) -> bool {
-        (i..i + 3).all(|r| (k..k + 3).all(|c| self.1[(r, c)] == 0.0))
-    }
 }
 
 /// Batches of four independent contact blocks take the same steps as the blocks one by
@@ -889,31 +897,13 @@ fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
         tolerance: 0.0,
         ..PgsOptions::default()
     };
-    let (mut batched, mut rows) = (vec![0.0; n], vec![0.0; n]);
-    let mut op = Batching(DenseOperator::new(&p.a), &a);
-    pgs_sweeps(
-        &mut op,
-        &p.b,
-        &p.lo,
-        &p.hi,
-        &p.findex,
-        &mut batched,
-        &options,
-        &mut PgsScratch::new(),
-    )
-    .unwrap();
-    let mut op = RowByRow(DenseOperator::new(&p.a));
-    pgs_sweeps(
-        &mut op,
-        &p.b,
-        &p.lo,
-        &p.hi,
-        &p.findex,
-        &mut rows,
-        &options,
-        &mut PgsScratch::new(),
-    )
-    .unwrap();
+    let mut batching = Restricted {
+        inner: DenseOperator::new(&p.a),
+        off_diagonal: true,
+        zero_pattern: Some(&a),
+    };
+    let batched = sweeps_from_zero(&mut batching, &p, &options);
+    let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
     let scale = rows.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
     assert!(rows.iter().any(|v| *v != 0.0));
     for (i, (u, v)) in batched.iter().zip(&rows).enumerate() {
