@@ -2,7 +2,8 @@
 //! (`stiction_lcp::pgs`'s batches, laid out lane by lane in
 //! [`crate::sparse::LaneBlocks`]): [`batch`] does a whole batch's update, products
 //! `J v`, the three projected steps of each lane's block and the accumulators'
-//! `M^-1 J^T delta`, four blocks per instruction.
+//! `M^-1 J^T delta`, four blocks per instruction; [`row_batch`] the same for four
+//! independent single rows (post-stabilisation's contact normals, mostly).
 //!
 //! Written with `std::arch`: on arrays of four the compiler vectorised the lane arithmetic
 //! only in part and moved values through the stack, and the batched sweeps were slower
@@ -21,7 +22,7 @@ use std::arch::x86_64::{
     _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd,
     _mm256_xor_pd, _mm_add_pd, _mm_loadu_pd, _mm_storeu_pd, _CMP_ORD_Q,
 };
-use stiction_lcp::pgs::LaneConstants;
+use stiction_lcp::pgs::{LaneConstants, RowLaneConstants};
 
 /// Lane-major rows of one batch: `[row][entry][lane]`, entries in Jacobian order.
 pub(crate) type LaneRows = [[[f64; 4]; 12]; 3];
@@ -86,6 +87,41 @@ fn gather(cache: &[Pair], slots: &[[u32; 4]; 2]) -> [__m256d; 12] {
     ]
 }
 
+/// Adds `change` (`[__m256d; 12]`, entry by entry, lanes across) to the four lanes'
+/// accumulators `cache[slots]`. The lanes' bodies are distinct except for static ones,
+/// whose accumulators stay zero (their `M^-1` is, so their change is), so the order of the
+/// lanes' additions does not matter. A macro, not a function: as a call (a
+/// `#[target_feature]` function is not always inlined) it cost S1 4.5 %.
+macro_rules! scatter {
+    ($cache:expr, $slots:expr, $change:expr) => {{
+        let (cache, slots, change): (&mut [Pair], &[[u32; 4]; 2], &[__m256d; 12]) =
+            ($cache, $slots, $change);
+        // Per lane: entries 0-3 (A), 4-7 (A's last two, B's first two), 8-11 (B).
+        let groups = [
+            transpose([change[0], change[1], change[2], change[3]]),
+            transpose([change[4], change[5], change[6], change[7]]),
+            transpose([change[8], change[9], change[10], change[11]]),
+        ];
+        for l in 0..4 {
+            let a = numbers_mut(&mut cache[slots[0][l] as usize]);
+            // SAFETY: `a` points at six f64 (see `numbers`); the B slot is borrowed after.
+            unsafe {
+                _mm256_storeu_pd(a, _mm256_add_pd(_mm256_loadu_pd(a), groups[0][l]));
+                let low = _mm256_castpd256_pd128(groups[1][l]);
+                _mm_storeu_pd(a.add(4), _mm_add_pd(_mm_loadu_pd(a.add(4)), low));
+            }
+            let b = numbers_mut(&mut cache[slots[1][l] as usize]);
+            // SAFETY: as for `a`.
+            unsafe {
+                let high = _mm256_extractf128_pd::<1>(groups[1][l]);
+                _mm_storeu_pd(b, _mm_add_pd(_mm_loadu_pd(b), high));
+                let rest = _mm256_add_pd(_mm256_loadu_pd(b.add(2)), groups[2][l]);
+                _mm256_storeu_pd(b.add(2), rest);
+            }
+        }
+    }};
+}
+
 /// `J_k v` of the batch's three rows `k`, for each lane (no regularisation term).
 ///
 /// # Safety
@@ -141,32 +177,132 @@ unsafe fn update(cache: &mut [Pair], slots: &[[u32; 4]; 2], imj: &LaneRows, delt
         let first = _mm256_add_pd(_mm256_mul_pd(m0, d[0]), _mm256_mul_pd(m1, d[1]));
         *sum = _mm256_add_pd(first, _mm256_mul_pd(m2, d[2]));
     }
-    // Per lane: entries 0-3 (A), 4-7 (A's last two, B's first two), 8-11 (B).
-    let groups = [
-        transpose([change[0], change[1], change[2], change[3]]),
-        transpose([change[4], change[5], change[6], change[7]]),
-        transpose([change[8], change[9], change[10], change[11]]),
-    ];
-    for l in 0..4 {
-        let a = numbers_mut(&mut cache[slots[0][l] as usize]);
-        // SAFETY: `a` points at six f64 (see `numbers`); the B slot is borrowed after.
-        unsafe {
-            _mm256_storeu_pd(a, _mm256_add_pd(_mm256_loadu_pd(a), groups[0][l]));
-            let middle = groups[1][l];
-            let low = _mm256_castpd256_pd128(middle);
-            _mm_storeu_pd(a.add(4), _mm_add_pd(_mm_loadu_pd(a.add(4)), low));
-        }
-        let b = numbers_mut(&mut cache[slots[1][l] as usize]);
-        // SAFETY: as for `a`.
-        unsafe {
-            let high = _mm256_extractf128_pd::<1>(groups[1][l]);
-            _mm_storeu_pd(b, _mm_add_pd(_mm_loadu_pd(b), high));
-            _mm256_storeu_pd(
-                b.add(2),
-                _mm256_add_pd(_mm256_loadu_pd(b.add(2)), groups[2][l]),
-            );
-        }
+    scatter!(cache, slots, &change);
+}
+
+/// `J v` of one lane-major row, for each lane (no regularisation term).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn row_product(v: &[__m256d; 12], row: &[[f64; 4]; 12]) -> __m256d {
+    // Two running sums: half the chain of dependent additions.
+    let mut sums = [_mm256_setzero_pd(); 2];
+    for (c, entries) in row.iter().enumerate() {
+        // SAFETY: `entries` is four contiguous f64 (unaligned load).
+        let j = unsafe { _mm256_loadu_pd(entries.as_ptr()) };
+        sums[c % 2] = _mm256_add_pd(sums[c % 2], _mm256_mul_pd(j, v[c]));
     }
+    _mm256_add_pd(sums[0], sums[1])
+}
+
+/// Loads four contiguous f64.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load(v: &[f64; 4]) -> __m256d {
+    // SAFETY: four contiguous f64 (unaligned load).
+    unsafe { _mm256_loadu_pd(v.as_ptr()) }
+}
+
+/// `x` of `rows` (one per lane), plus `offset`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn gather_x(x: &[f64], rows: &[usize; 4], offset: usize) -> __m256d {
+    _mm256_set_pd(
+        x[rows[3] + offset],
+        x[rows[2] + offset],
+        x[rows[1] + offset],
+        x[rows[0] + offset],
+    )
+}
+
+/// Writes `value` to `x` at `rows` (one per lane), plus `offset`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn scatter_x(x: &mut [f64], rows: &[usize; 4], offset: usize, value: __m256d) {
+    let mut lanes = [0.0f64; 4];
+    // SAFETY: four contiguous f64 (unaligned store).
+    unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), value) };
+    for l in 0..4 {
+        x[rows[l] + offset] = lanes[l];
+    }
+}
+
+/// `|v|` lane by lane, and the largest lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn largest_magnitude(v: __m256d) -> f64 {
+    let mut lanes = [0.0f64; 4];
+    // SAFETY: four contiguous f64 (unaligned store).
+    unsafe {
+        _mm256_storeu_pd(
+            lanes.as_mut_ptr(),
+            _mm256_andnot_pd(_mm256_set1_pd(-0.0), v),
+        )
+    };
+    lanes.iter().fold(0.0f64, |m, v| m.max(*v))
+}
+
+/// Whether every lane of `v` is finite (`v - v` is 0 for finite lanes, NaN otherwise).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn all_finite(v: __m256d) -> bool {
+    _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_ORD_Q>(_mm256_sub_pd(v, v), v)) == 0xF
+}
+
+/// One projected step per lane: the candidate `row + r * relaxed` and its move onto
+/// `[lower, upper]` (compare-selects, as `stiction_lcp::pgs`'s projection).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn step(
+    row: __m256d,
+    r: __m256d,
+    relaxed: __m256d,
+    lower: __m256d,
+    upper: __m256d,
+) -> (__m256d, __m256d) {
+    let candidate = _mm256_add_pd(row, _mm256_mul_pd(r, relaxed));
+    let projected = _mm256_min_pd(_mm256_max_pd(candidate, lower), upper);
+    (candidate, _mm256_sub_pd(projected, row))
+}
+
+/// One row batch's Gauss-Seidel update: four independent single rows (one per lane), each
+/// one projected step with `constants`, `x` and the accumulators moved. Returns the
+/// largest `|delta|`, or `None` (nothing moved) if a candidate was not finite.
+///
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn row_batch(
+    cache: &mut [Pair],
+    slots: &[[u32; 4]; 2],
+    jacobian: &[[f64; 4]; 12],
+    imj: &[[f64; 4]; 12],
+    regularization: &[f64; 4],
+    constants: &RowLaneConstants,
+    rows: [u32; 4],
+    x: &mut [f64],
+) -> Option<f64> {
+    let rows = rows.map(|r| r as usize);
+    let v = gather(cache, slots);
+    let now = gather_x(x, &rows, 0);
+    let c = constants;
+    let ax = _mm256_add_pd(
+        row_product(&v, jacobian),
+        _mm256_mul_pd(load(regularization), now),
+    );
+    let r = _mm256_sub_pd(load(&c.b), ax);
+    let (candidate, delta) = step(now, r, load(&c.relaxed), load(&c.lo), load(&c.hi));
+    if !all_finite(candidate) {
+        return None;
+    }
+    scatter_x(x, &rows, 0, _mm256_add_pd(now, delta));
+    let mut change = [_mm256_setzero_pd(); 12];
+    for (entry, m) in change.iter_mut().zip(imj) {
+        *entry = _mm256_mul_pd(load(m), delta);
+    }
+    scatter!(cache, slots, &change);
+    Some(largest_magnitude(delta))
 }
 
 /// One batch's whole Gauss-Seidel update: products, the three projected steps of each

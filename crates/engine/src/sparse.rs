@@ -14,7 +14,7 @@
 use crate::constraint::{JacobianRow, RowStorage};
 use crate::math::{Mat3, Vec3};
 use crate::world::hot::Pair;
-use stiction_lcp::pgs::{BatchUpdate, LaneConstants, RowOperator};
+use stiction_lcp::pgs::{BatchUpdate, LaneConstants, RowLaneConstants, RowOperator};
 use stiction_lcp::Residual;
 
 /// `M^-1 J_i^T` of every row, as (linear A, angular A, linear B, angular B), and the
@@ -144,6 +144,14 @@ pub(crate) struct LaneBlocks {
     regularization: Vec<[[f64; 4]; 3]>,
     /// Body slots of each lane's block: `[A lanes, B lanes]`.
     slots: Vec<[[u32; 4]; 2]>,
+    /// The same for the row batches (one row per lane).
+    row_jacobian: Vec<[[f64; 4]; 12]>,
+    /// See `row_jacobian`.
+    row_imj: Vec<[[f64; 4]; 12]>,
+    /// See `row_jacobian`.
+    row_regularization: Vec<[f64; 4]>,
+    /// See `row_jacobian`.
+    row_slots: Vec<[[u32; 4]; 2]>,
 }
 
 impl<'a> SparseOperator<'a> {
@@ -273,6 +281,73 @@ impl RowOperator for SparseOperator<'_> {
             lane_dot(&flat(&j[1]), &v) + r[1] * x[1],
             lane_dot(&flat(&j[2]), &v) + r[2] * x[2],
         ]
+    }
+
+    fn may_batch(&self) -> bool {
+        self.batches.is_some()
+    }
+
+    fn independent_rows(&self, i: usize, k: usize) -> bool {
+        let Some((_, dynamic)) = &self.batches else {
+            return false;
+        };
+        let (ours, theirs) = (self.bodies[i], self.bodies[k]);
+        !ours
+            .iter()
+            .any(|&p| theirs.contains(&p) && dynamic.get(p as usize).copied().unwrap_or(true))
+    }
+
+    fn prepare_row_batches(&mut self, batches: &[[u32; 4]]) {
+        let Some((lanes, _)) = &mut self.batches else {
+            return;
+        };
+        let n = batches.len();
+        lanes.row_jacobian.resize(n, [[0.0; 4]; 12]);
+        lanes.row_imj.resize(n, [[0.0; 4]; 12]);
+        lanes.row_regularization.resize(n, [0.0; 4]);
+        lanes.row_slots.resize(n, [[0; 4]; 2]);
+        for (index, rows) in batches.iter().enumerate() {
+            for (l, &i) in rows.iter().enumerate() {
+                let i = i as usize;
+                let (j, m) = (flat(&self.jacobian[i]), flat4(&self.imj[i]));
+                for c in 0..12 {
+                    lanes.row_jacobian[index][c][l] = j[c];
+                    lanes.row_imj[index][c][l] = m[c];
+                }
+                lanes.row_regularization[index][l] = self.regularization[i];
+                lanes.row_slots[index][0][l] = self.bodies[i][0];
+                lanes.row_slots[index][1][l] = self.bodies[i][1];
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn update_row_batch(
+        &mut self,
+        index: usize,
+        rows: [u32; 4],
+        constants: &RowLaneConstants,
+        x: &mut [f64],
+    ) -> BatchUpdate {
+        #[cfg(target_arch = "x86_64")]
+        if let Some((lanes, _)) = &self.batches {
+            // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
+            let moved = unsafe {
+                crate::lanes::row_batch(
+                    self.cache,
+                    &lanes.row_slots[index],
+                    &lanes.row_jacobian[index],
+                    &lanes.row_imj[index],
+                    &lanes.row_regularization[index],
+                    constants,
+                    rows,
+                    x,
+                )
+            };
+            return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
+        }
+        let _ = (index, rows, constants, x);
+        BatchUpdate::NotHandled
     }
 
     fn independent_blocks(&self, i: usize, k: usize) -> bool {
@@ -455,15 +530,16 @@ mod tests {
     use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 
     /// Twelve contact blocks on distinct dynamic bodies, half of them against one shared
-    /// static body: every order of the blocks is the same Gauss-Seidel, so batched sweeps
-    /// (AVX2 lanes, where the processor has them) must give the one-block-at-a-time
-    /// iterates, up to the products' summation order.
+    /// static body, then nine single normal rows of other bodies on that static body:
+    /// every order is the same Gauss-Seidel, so batched sweeps (blocks and single rows in
+    /// AVX2 lanes, where the processor has them) must give the one-at-a-time iterates, up
+    /// to the products' summation order.
     #[test]
     fn batched_sweeps_match_single_blocks_on_independent_contacts() {
         let mut rng = SplitMix64::new(7);
-        let blocks = 12;
+        let (blocks, singles) = (12, 9);
         let ground = 2 * blocks;
-        let slots = ground + 1;
+        let slots = ground + 1 + singles;
         let mut vector = || {
             Vec3::new(
                 rng.range(-1.0, 1.0),
@@ -490,6 +566,20 @@ mod tests {
                 findex.push((k > 0).then_some(head));
             }
         }
+        for single in 0..singles {
+            let direction = vector();
+            rows.bodies
+                .push([(ground + 1 + single) as u32, ground as u32]);
+            rows.jacobian.push(JacobianRow {
+                linear_a: direction,
+                angular_a: vector(),
+                linear_b: -direction,
+                angular_b: vector(),
+            });
+            lo.push(0.0);
+            hi.push(f64::INFINITY);
+            findex.push(None);
+        }
         let inverse_mass: Vec<f64> = (0..slots)
             .map(|s| {
                 if s == ground {
@@ -512,7 +602,7 @@ mod tests {
         let dynamic: Vec<bool> = (0..slots).map(|s| s != ground).collect();
         let mut mass = RowMass::default();
         mass.compute(&rows, &inverse_mass, &inverse_inertia);
-        let n = 3 * blocks;
+        let n = 3 * blocks + singles;
         let b: Vec<f64> = (0..n)
             .map(|i| ((i * 7919) % 13) as f64 / 6.0 - 1.0)
             .collect();

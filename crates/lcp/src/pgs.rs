@@ -95,6 +95,14 @@ pub trait RowOperator {
         ]
     }
 
+    /// Whether [`independent_blocks`](RowOperator::independent_blocks) or
+    /// [`independent_rows`](RowOperator::independent_rows) can ever say `true`. Only then
+    /// does the sweep plan gather batches (which moves blocks and rows later in the sweep);
+    /// otherwise every row and block keeps its place. The default is `false`.
+    fn may_batch(&self) -> bool {
+        false
+    }
+
     /// Whether the contact blocks starting at rows `i` and `k` may be updated side by side in
     /// one batch: no row of one couples with a row of the other (`A` is zero between
     /// them), so the order of their updates does not matter. The default, `false`, never
@@ -150,6 +158,34 @@ pub trait RowOperator {
         x: &mut [f64],
     ) -> BatchUpdate {
         let _ = (index, heads, constants, x);
+        BatchUpdate::NotHandled
+    }
+
+    /// Whether the single rows `i` and `k` may be updated side by side in one row batch
+    /// (`A_ik = 0`). The default, `false`, never batches rows.
+    fn independent_rows(&self, i: usize, k: usize) -> bool {
+        let _ = (i, k);
+        false
+    }
+
+    /// Called once per solve, like [`prepare_batches`](RowOperator::prepare_batches), with
+    /// the row batches. The default does nothing.
+    fn prepare_row_batches(&mut self, batches: &[[u32; 4]]) {
+        let _ = batches;
+    }
+
+    /// The whole update of row batch `index` (four independent rows `rows`, each one
+    /// projected Gauss-Seidel step with `constants`), or [`BatchUpdate::NotHandled`] (the
+    /// default) for the solver to take the rows one by one.
+    #[inline(always)]
+    fn update_row_batch(
+        &mut self,
+        index: usize,
+        rows: [u32; 4],
+        constants: &RowLaneConstants,
+        x: &mut [f64],
+    ) -> BatchUpdate {
+        let _ = (index, rows, constants, x);
         BatchUpdate::NotHandled
     }
 
@@ -320,6 +356,25 @@ pub struct PgsScratch {
     open: Vec<([u32; 4], usize)>,
     /// Per batch, what its sweeps read besides `x`, lane by lane (see [`LaneConstants`]).
     lane_constants: Vec<LaneConstants>,
+    /// The rows of each row batch: four independent single rows (see [`plan_sweep`]).
+    row_batches: Vec<[u32; 4]>,
+    /// Row batches being filled while planning.
+    open_rows: Vec<([u32; 4], usize)>,
+    /// Per row batch, its fixed numbers lane by lane.
+    row_constants: Vec<RowLaneConstants>,
+}
+
+/// A row batch's fixed numbers, one per lane (see [`RowOperator::update_row_batch`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RowLaneConstants {
+    /// The rows' right-hand sides `b`.
+    pub b: [f64; 4],
+    /// `omega / A_ii`.
+    pub relaxed: [f64; 4],
+    /// The rows' bounds.
+    pub lo: [f64; 4],
+    /// See `lo`.
+    pub hi: [f64; 4],
 }
 
 /// A batch's fixed numbers, `[row][lane]` (rows: normal, first and second friction):
@@ -359,6 +414,8 @@ enum Unit {
     Block(u32),
     /// Batch `j` of four independent contact blocks, updated lane by lane.
     Batch(u32),
+    /// Row batch `j`: four independent bounded rows of no block, updated lane by lane.
+    RowBatch(u32),
 }
 
 /// Batches being filled at once while planning: a block that conflicts with all of them
@@ -418,12 +475,13 @@ pub fn pgs_sweeps<O: RowOperator>(
     options.validate()?;
     let n = op.len();
     check_inputs(n, b, lo, hi, findex, x)?;
-    let frozen_rows = prepare(op, hi, findex, options, scratch);
+    let frozen_rows = prepare(op, lo, hi, findex, options, scratch);
     gather_lane_constants(b, lo, hi, options.omega, scratch);
 
     project_warm_start(lo, hi, findex, x, scratch);
     op.begin(x);
     op.prepare_batches(&scratch.batches);
+    op.prepare_row_batches(&scratch.row_batches);
 
     let mut outcome = PgsOutcome {
         sweeps: 0,
@@ -566,6 +624,7 @@ fn check_inputs(
 /// Fills the scratch for this problem; returns the number of frozen rows.
 fn prepare<O: RowOperator>(
     op: &O,
+    lo: &[f64],
     hi: &[f64],
     findex: &[Option<usize>],
     options: &PgsOptions,
@@ -588,7 +647,7 @@ fn prepare<O: RowOperator>(
         find_cone_pairs(op, hi, findex, scratch);
     }
     find_contact_blocks(op, findex, scratch);
-    plan_sweep(op, scratch);
+    plan_sweep(op, lo, hi, findex, scratch);
     frozen
 }
 
@@ -599,8 +658,22 @@ fn gather_lane_constants(b: &[f64], lo: &[f64], hi: &[f64], omega: f64, scratch:
         block,
         batches,
         lane_constants,
+        row_batches,
+        row_constants,
         ..
     } = scratch;
+    row_constants.clear();
+    row_constants.extend(row_batches.iter().map(|rows| {
+        let mut c = RowLaneConstants::default();
+        for (l, &i) in rows.iter().enumerate() {
+            let i = i as usize;
+            c.b[l] = b[i];
+            c.relaxed[l] = omega * inv_diag[i];
+            c.lo[l] = lo[i];
+            c.hi[l] = hi[i];
+        }
+        c
+    }));
     lane_constants.clear();
     lane_constants.extend(batches.iter().map(|heads| {
         let mut c = LaneConstants::default();
@@ -624,53 +697,108 @@ fn gather_lane_constants(b: &[f64], lo: &[f64], hi: &[f64], omega: f64, scratch:
 /// four, each placed where its fourth block was. A batch's blocks touch no common
 /// unknowns' bodies, so updating them side by side is the same Gauss-Seidel as one after
 /// the other; the sweep only visits them in a different order than row order.
-fn plan_sweep<O: RowOperator>(op: &O, scratch: &mut PgsScratch) {
+fn plan_sweep<O: RowOperator>(
+    op: &O,
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    scratch: &mut PgsScratch,
+) {
     let PgsScratch {
+        inv_diag,
+        partner,
         block,
         plan,
         batches,
         open,
+        row_batches,
+        open_rows,
         ..
     } = scratch;
     plan.clear();
     batches.clear();
     open.clear();
+    row_batches.clear();
+    open_rows.clear();
     let n = block.len();
+    if !op.may_batch() {
+        let mut i = 0;
+        while i < n {
+            let (unit, width) = match block[i] {
+                Some(_) => (Unit::Block(i as u32), 3),
+                None => (Unit::Row(i as u32), 1),
+            };
+            plan.push(unit);
+            i += width;
+        }
+        return;
+    }
     let mut i = 0;
     while i < n {
-        if block[i].is_none() {
-            plan.push(Unit::Row(i as u32));
-            i += 1;
+        if block[i].is_some() {
+            let independent = |h: u32| op.independent_blocks(h as usize, i);
+            let complete = add_to_batch(open, i, independent, plan, Unit::Block);
+            if let Some(heads) = complete {
+                plan.push(Unit::Batch(batches.len() as u32));
+                batches.push(heads);
+            }
+            i += 3;
             continue;
         }
-        let fits = |(heads, count): &([u32; 4], usize)| {
-            heads[..*count]
-                .iter()
-                .all(|&h| op.independent_blocks(h as usize, i))
-        };
-        match open.iter().position(fits) {
-            Some(at) => {
-                let (heads, count) = &mut open[at];
-                heads[*count] = i as u32;
-                *count += 1;
-                if *count == 4 {
-                    plan.push(Unit::Batch(batches.len() as u32));
-                    batches.push(*heads);
-                    open.remove(at);
-                }
+        // Single rows: bounded, not friction, not a Coulomb pair, not frozen. Unbounded
+        // rows (joints) keep their order: a chain converges fastest swept along itself.
+        let single = findex[i].is_none()
+            && partner[i] == NONE
+            && inv_diag[i] > 0.0
+            && (lo[i] > f64::NEG_INFINITY || hi[i] < f64::INFINITY);
+        if single {
+            let independent = |k: u32| op.independent_rows(k as usize, i);
+            let complete = add_to_batch(open_rows, i, independent, plan, Unit::Row);
+            if let Some(rows) = complete {
+                plan.push(Unit::RowBatch(row_batches.len() as u32));
+                row_batches.push(rows);
             }
-            None => {
-                if open.len() == OPEN_BATCHES {
-                    let (heads, count) = open.remove(0);
-                    plan.extend(heads[..count].iter().map(|&h| Unit::Block(h)));
-                }
-                open.push(([i as u32, 0, 0, 0], 1));
-            }
+        } else {
+            plan.push(Unit::Row(i as u32));
         }
-        i += 3;
+        i += 1;
     }
     for (heads, count) in open.drain(..) {
         plan.extend(heads[..count].iter().map(|&h| Unit::Block(h)));
+    }
+    for (rows, count) in open_rows.drain(..) {
+        plan.extend(rows[..count].iter().map(|&r| Unit::Row(r)));
+    }
+}
+
+/// Puts unit `i` into the first open batch whose members are all `independent` of it;
+/// returns the batch once it has four. Without a fitting batch a new one opens; with
+/// [`OPEN_BATCHES`] open already, the oldest closes first and its members go into the
+/// plan one by one (`single`).
+fn add_to_batch(
+    open: &mut Vec<([u32; 4], usize)>,
+    i: usize,
+    independent: impl Fn(u32) -> bool,
+    plan: &mut Vec<Unit>,
+    single: fn(u32) -> Unit,
+) -> Option<[u32; 4]> {
+    let fits =
+        |(members, count): &([u32; 4], usize)| members[..*count].iter().all(|&m| independent(m));
+    match open.iter().position(fits) {
+        Some(at) => {
+            let (members, count) = &mut open[at];
+            members[*count] = i as u32;
+            *count += 1;
+            (*count == 4).then(|| open.remove(at).0)
+        }
+        None => {
+            if open.len() == OPEN_BATCHES {
+                let (members, count) = open.remove(0);
+                plan.extend(members[..count].iter().map(|&m| single(m)));
+            }
+            open.push(([i as u32, 0, 0, 0], 1));
+            None
+        }
     }
 }
 
@@ -852,11 +980,7 @@ fn sweep<O: RowOperator>(
     scratch: &PgsScratch,
 ) -> Option<f64> {
     let SweepData {
-        b,
-        lo,
-        hi,
-        findex,
-        omega,
+        b, lo, hi, omega, ..
     } = data;
     let mut largest: f64 = 0.0;
     for &unit in &scratch.plan {
@@ -874,40 +998,74 @@ fn sweep<O: RowOperator>(
                 largest = largest.max(change);
                 continue;
             }
-        };
-        let inv_diag = scratch.inv_diag[i];
-        if inv_diag == 0.0 {
-            continue;
-        }
-        let k = scratch.partner[i];
-        if k != NONE {
-            if k > i {
-                let change = update_cone_pair(op, b, hi, findex, x, omega, scratch, i, k)?;
-                largest = largest.max(change);
+            Unit::RowBatch(j) => {
+                let j = j as usize;
+                let rows = scratch.row_batches[j];
+                match op.update_row_batch(j, rows, &scratch.row_constants[j], x) {
+                    BatchUpdate::Moved(change) => largest = largest.max(change),
+                    BatchUpdate::NonFinite => return None,
+                    BatchUpdate::NotHandled => {
+                        for &i in &rows {
+                            largest = largest.max(update_row(op, data, x, scratch, i as usize)?);
+                        }
+                    }
+                }
+                continue;
             }
-            continue;
-        }
-        let (lower, upper) = match findex[i] {
-            Some(j) => {
-                let limit = (hi[i] * x[j]).abs();
-                (-limit, limit)
-            }
-            None => (lo[i], hi[i]),
         };
-        // `omega * inv_diag` does not wait for the product: one multiply less on the
-        // chain from one row's update to the next.
-        let candidate = x[i] + (b[i] - op.row_times_vector(i, x)) * (omega * inv_diag);
-        if !candidate.is_finite() {
-            return None;
-        }
-        let delta = project(candidate, lower, upper) - x[i];
-        if delta != 0.0 {
-            x[i] += delta;
-            op.row_changed(i, delta);
-            largest = largest.max(delta.abs());
-        }
+        largest = largest.max(update_row(op, data, x, scratch, i)?);
     }
     Some(largest)
+}
+
+/// Row `i`'s Gauss-Seidel step (or, for the first row of a Coulomb pair, the pair's);
+/// returns `|delta|` (0 for a frozen row or a pair's second row), or `None` if an update
+/// was not finite.
+#[inline(always)]
+fn update_row<O: RowOperator>(
+    op: &mut O,
+    data: SweepData,
+    x: &mut [f64],
+    scratch: &PgsScratch,
+    i: usize,
+) -> Option<f64> {
+    let SweepData {
+        b,
+        lo,
+        hi,
+        findex,
+        omega,
+    } = data;
+    let inv_diag = scratch.inv_diag[i];
+    if inv_diag == 0.0 {
+        return Some(0.0);
+    }
+    let k = scratch.partner[i];
+    if k != NONE {
+        if k > i {
+            return update_cone_pair(op, b, hi, findex, x, omega, scratch, i, k);
+        }
+        return Some(0.0);
+    }
+    let (lower, upper) = match findex[i] {
+        Some(j) => {
+            let limit = (hi[i] * x[j]).abs();
+            (-limit, limit)
+        }
+        None => (lo[i], hi[i]),
+    };
+    // `omega * inv_diag` does not wait for the product: one multiply less on the chain
+    // from one row's update to the next.
+    let candidate = x[i] + (b[i] - op.row_times_vector(i, x)) * (omega * inv_diag);
+    if !candidate.is_finite() {
+        return None;
+    }
+    let delta = project(candidate, lower, upper) - x[i];
+    if delta != 0.0 {
+        x[i] += delta;
+        op.row_changed(i, delta);
+    }
+    Some(delta.abs())
 }
 
 /// The three Gauss-Seidel steps of the contact block starting at row `i` (normal `i`,

@@ -811,6 +811,12 @@ impl RowOperator for Restricted<'_> {
             .then(|| self.inner.off_diagonal(i, k))
             .flatten()
     }
+    fn may_batch(&self) -> bool {
+        self.zero_pattern.is_some()
+    }
+    fn independent_rows(&self, i: usize, k: usize) -> bool {
+        self.zero_pattern.is_some_and(|a| a[(i, k)] == 0.0)
+    }
     fn independent_blocks(&self, i: usize, k: usize) -> bool {
         self.zero_pattern
             .is_some_and(|a| (i..i + 3).all(|r| (k..k + 3).all(|c| a[(r, c)] == 0.0)))
@@ -869,8 +875,8 @@ fn contact_blocks_take_the_same_steps_as_single_rows() {
 #[test]
 fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
     use stiction_lcp::generate::{random_contact_problem, ContactProblemSpec};
-    let contacts = 10;
-    let n = 3 * contacts;
+    let (contacts, singles) = (10, 9);
+    let n = 3 * contacts + singles;
     let mut a = DenseMatrix::zeros(n, n);
     let mut p = BoxedLcp::new(DenseMatrix::zeros(n, n), vec![0.0; n]);
     for c in 0..contacts {
@@ -890,6 +896,13 @@ fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
             p.hi[3 * c + r] = one.hi[r];
             p.findex[3 * c + r] = one.findex[r].map(|j| 3 * c + j);
         }
+    }
+    // Single unilateral rows after the contacts, coupled to nothing.
+    for r in 3 * contacts..n {
+        a[(r, r)] = 1.0 + 0.1 * r as f64;
+        p.b[r] = if r % 3 == 0 { -0.5 } else { 0.7 };
+        p.lo[r] = 0.0;
+        p.hi[r] = f64::INFINITY;
     }
     p.a = a.clone();
     let options = PgsOptions {

@@ -27,7 +27,7 @@ use crate::error::WorldError;
 use crate::island::Islands;
 use crate::joint::Joint;
 use crate::math::{cayley, rotate_tensor, Mat3, Vec3};
-use crate::sparse::{scatter, RowMass, SparseOperator};
+use crate::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
 use crate::world::settings::{PostStabilization, PostStabilizationMethod};
@@ -79,6 +79,8 @@ const MAX_HALVINGS: usize = 5;
 pub(crate) struct PostStabilizer {
     /// Gauss-Seidel row updates of this step's passes so far.
     row_updates: usize,
+    /// Gauss-Seidel's batched rows, lane by lane.
+    lanes: LaneBlocks,
     /// Whether the step's first pass is running (its Gauss-Seidel solves start from the
     /// contacts' remembered multipliers; later passes correct what is left, from zero).
     first_pass: bool,
@@ -526,7 +528,8 @@ impl PostStabilizer {
             &self.regularization,
             self.islands.bodies(k),
             &mut hot.cache,
-        );
+        )
+        .with_batches(&mut self.lanes, &hot.dynamic);
         let findex = &self.rows.findex[range.clone()];
         let outcome = pgs_sweeps(
             &mut op,
