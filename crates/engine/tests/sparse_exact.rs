@@ -253,8 +253,9 @@ fn sparse_solve_and_dantzig_both_solve_a_resting_sphere_pile_with_friction() {
 /// Resting 48-sphere piles (settled by 150 to 300 iterative steps, so four different
 /// piles): the sparse solver certifies all but a few of 160 steps. Until the iterative
 /// stepper swept contacts in batches (fourth session) the pile settled by 200 steps was
-/// certified on all 40; now the piles settled by 200, 250 and 300 steps each fall back
-/// once (at steps 26, 8 and 39), the one settled by 150 never: the weakness S2 shows at
+/// certified on all 40; with the batches, 3 of the 160 steps fell back (one each in
+/// three of the piles, first measured as the piles settled by 200, 250 and 300 steps, and
+/// still 3 after post-stabilisation's rows were batched too): the weakness S2 shows at
 /// full size (BENCHMARKS.md), where such steps are the rule. (On a processor without AVX2
 /// the iterative stepper does not batch, and the piles are others.) At most 4 fallbacks;
 /// every solved step's residual is at most 1e-9, and every pile stays in its container.
