@@ -122,64 +122,6 @@ macro_rules! scatter {
     }};
 }
 
-/// `J_k v` of the batch's three rows `k`, for each lane (no regularisation term).
-///
-/// # Safety
-/// The processor must support AVX2.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn products(cache: &[Pair], slots: &[[u32; 4]; 2], jacobian: &LaneRows) -> [[f64; 4]; 3] {
-    let v = gather(cache, slots);
-    let mut out = [[0.0; 4]; 3];
-    for (row, result) in jacobian.iter().zip(&mut out) {
-        // Two running sums: half the chain of dependent additions.
-        let mut sums = [_mm256_setzero_pd(); 2];
-        for (c, entries) in row.iter().enumerate() {
-            // SAFETY: `entries` is four contiguous f64 (unaligned load).
-            let j = unsafe { _mm256_loadu_pd(entries.as_ptr()) };
-            sums[c % 2] = _mm256_add_pd(sums[c % 2], _mm256_mul_pd(j, v[c]));
-        }
-        // SAFETY: `result` is four contiguous f64 (unaligned store).
-        unsafe { _mm256_storeu_pd(result.as_mut_ptr(), _mm256_add_pd(sums[0], sums[1])) };
-    }
-    out
-}
-
-/// Adds `M^-1 J^T delta` of the batch's rows to the four lanes' accumulators. The lanes'
-/// bodies are distinct except for static ones, whose accumulators stay zero (their
-/// `M^-1` is), so the order of the lanes' additions does not matter.
-///
-/// # Safety
-/// The processor must support AVX2.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn update(cache: &mut [Pair], slots: &[[u32; 4]; 2], imj: &LaneRows, delta: &[[f64; 4]; 3]) {
-    // SAFETY (loads of `delta` and `imj`): arrays of four contiguous f64. No closures
-    // here: passed to `array::map` they lose this function's target feature and become
-    // calls.
-    let d = unsafe {
-        [
-            _mm256_loadu_pd(delta[0].as_ptr()),
-            _mm256_loadu_pd(delta[1].as_ptr()),
-            _mm256_loadu_pd(delta[2].as_ptr()),
-        ]
-    };
-    let mut change = [_mm256_setzero_pd(); 12];
-    for (c, sum) in change.iter_mut().enumerate() {
-        // SAFETY: four contiguous f64 each.
-        let (m0, m1, m2) = unsafe {
-            (
-                _mm256_loadu_pd(imj[0][c].as_ptr()),
-                _mm256_loadu_pd(imj[1][c].as_ptr()),
-                _mm256_loadu_pd(imj[2][c].as_ptr()),
-            )
-        };
-        let first = _mm256_add_pd(_mm256_mul_pd(m0, d[0]), _mm256_mul_pd(m1, d[1]));
-        *sum = _mm256_add_pd(first, _mm256_mul_pd(m2, d[2]));
-    }
-    scatter!(cache, slots, &change);
-}
-
 /// `J v` of one lane-major row, for each lane (no regularisation term).
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -306,7 +248,7 @@ pub(crate) unsafe fn row_batch(
 }
 
 /// One batch's whole Gauss-Seidel update: products, the three projected steps of each
-/// lane's block (the same operations as `stiction_lcp::pgs`'s lane steps, with
+/// lane's block (the same operations as `stiction_lcp::pgs`'s block steps, with
 /// `constants`), `x` and the accumulators moved. Returns the largest `|delta|`, or `None`
 /// (nothing moved) if a candidate was not finite. One call per batch, everything inside
 /// compiled for AVX2.
@@ -326,79 +268,55 @@ pub(crate) unsafe fn batch(
     x: &mut [f64],
 ) -> Option<f64> {
     let h = heads.map(|h| h as usize);
-    let load = |v: &[f64; 4]| unsafe { _mm256_loadu_pd(v.as_ptr()) };
-    let lanes = |k: usize| _mm256_set_pd(x[h[3] + k], x[h[2] + k], x[h[1] + k], x[h[0] + k]);
-    let rows = [lanes(0), lanes(1), lanes(2)];
-    // SAFETY: AVX2 is available (this function's contract).
-    let ax = unsafe { products(cache, slots, jacobian) };
-    let with_r = |k: usize| {
-        _mm256_add_pd(
-            load(&ax[k]),
-            _mm256_mul_pd(load(&regularization[k]), rows[k]),
-        )
-    };
-    let ax = [with_r(0), with_r(1), with_r(2)];
+    let rows = [gather_x(x, &h, 0), gather_x(x, &h, 1), gather_x(x, &h, 2)];
+    let v = gather(cache, slots);
     let c = constants;
+    let mut residual = [_mm256_setzero_pd(); 3];
+    for k in 0..3 {
+        let own = _mm256_mul_pd(load(&regularization[k]), rows[k]);
+        let ax = _mm256_add_pd(row_product(&v, &jacobian[k]), own);
+        residual[k] = _mm256_sub_pd(load(&c.b[k]), ax);
+    }
     let sign = _mm256_set1_pd(-0.0);
-    let residual = |k: usize| _mm256_sub_pd(load(&c.b[k]), ax[k]);
-    let step = |row: __m256d, r: __m256d, relaxed: __m256d, lower: __m256d, upper: __m256d| {
-        let candidate = _mm256_add_pd(row, _mm256_mul_pd(r, relaxed));
-        let raised = _mm256_max_pd(candidate, lower);
-        let projected = _mm256_min_pd(raised, upper);
-        (candidate, _mm256_sub_pd(projected, row))
-    };
     let (c_n, d_n) = step(
         rows[0],
-        residual(0),
+        residual[0],
         load(&c.relaxed[0]),
         load(&c.lo_normal),
         load(&c.hi[0]),
     );
     let normal = _mm256_add_pd(rows[0], d_n);
     let limit_1 = _mm256_andnot_pd(sign, _mm256_mul_pd(load(&c.hi[1]), normal));
-    let r_1 = _mm256_sub_pd(residual(1), _mm256_mul_pd(load(&c.couplings[0]), d_n));
-    let (c_1, d_1) = step(
-        rows[1],
-        r_1,
-        load(&c.relaxed[1]),
-        _mm256_xor_pd(limit_1, sign),
-        limit_1,
-    );
+    let r_1 = _mm256_sub_pd(residual[1], _mm256_mul_pd(load(&c.couplings[0]), d_n));
+    let lower_1 = _mm256_xor_pd(limit_1, sign);
+    let (c_1, d_1) = step(rows[1], r_1, load(&c.relaxed[1]), lower_1, limit_1);
     let limit_2 = _mm256_andnot_pd(sign, _mm256_mul_pd(load(&c.hi[2]), normal));
     let r_2 = _mm256_sub_pd(
-        _mm256_sub_pd(residual(2), _mm256_mul_pd(load(&c.couplings[1]), d_n)),
+        _mm256_sub_pd(residual[2], _mm256_mul_pd(load(&c.couplings[1]), d_n)),
         _mm256_mul_pd(load(&c.couplings[2]), d_1),
     );
-    let (c_2, d_2) = step(
-        rows[2],
-        r_2,
-        load(&c.relaxed[2]),
-        _mm256_xor_pd(limit_2, sign),
-        limit_2,
-    );
-    // Finite: `v - v` is 0 for finite lanes, NaN otherwise.
-    let finite =
-        |v: __m256d| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_ORD_Q>(_mm256_sub_pd(v, v), v)) == 0xF;
-    if !(finite(c_n) && finite(c_1) && finite(c_2)) {
+    let lower_2 = _mm256_xor_pd(limit_2, sign);
+    let (c_2, d_2) = step(rows[2], r_2, load(&c.relaxed[2]), lower_2, limit_2);
+    if !(all_finite(c_n) && all_finite(c_1) && all_finite(c_2)) {
         return None;
     }
-    let mut delta = [[0.0f64; 4]; 3];
-    for (k, d) in [d_n, d_1, d_2].into_iter().enumerate() {
-        // SAFETY: four contiguous f64.
-        unsafe { _mm256_storeu_pd(delta[k].as_mut_ptr(), d) };
-        let mut moved = [0.0f64; 4];
-        unsafe { _mm256_storeu_pd(moved.as_mut_ptr(), _mm256_add_pd(rows[k], d)) };
-        for l in 0..4 {
-            x[h[l] + k] = moved[l];
-        }
+    let delta = [d_n, d_1, d_2];
+    for k in 0..3 {
+        scatter_x(x, &h, k, _mm256_add_pd(rows[k], delta[k]));
     }
-    // SAFETY: AVX2 is available.
-    unsafe { update(cache, slots, imj, &delta) };
+    let mut change = [_mm256_setzero_pd(); 12];
+    for (c, entry) in change.iter_mut().enumerate() {
+        let first = _mm256_add_pd(
+            _mm256_mul_pd(load(&imj[0][c]), d_n),
+            _mm256_mul_pd(load(&imj[1][c]), d_1),
+        );
+        *entry = _mm256_add_pd(first, _mm256_mul_pd(load(&imj[2][c]), d_2));
+    }
+    scatter!(cache, slots, &change);
+    let magnitude = |d: __m256d| _mm256_andnot_pd(sign, d);
     let largest = _mm256_max_pd(
-        _mm256_max_pd(_mm256_andnot_pd(sign, d_n), _mm256_andnot_pd(sign, d_1)),
-        _mm256_andnot_pd(sign, d_2),
+        _mm256_max_pd(magnitude(d_n), magnitude(d_1)),
+        magnitude(d_2),
     );
-    let mut lanes_largest = [0.0f64; 4];
-    unsafe { _mm256_storeu_pd(lanes_largest.as_mut_ptr(), largest) };
-    Some(lanes_largest.iter().fold(0.0f64, |m, v| m.max(*v)))
+    Some(largest_magnitude(largest))
 }

@@ -55,6 +55,20 @@ pub(crate) fn dot4(j: &JacobianRow, v: &[Vec3; 4]) -> f64 {
     j.linear_a.dot(v[0]) + j.angular_a.dot(v[1]) + j.linear_b.dot(v[2]) + j.angular_b.dot(v[3])
 }
 
+/// Copies a row's Jacobian and `M^-1 J^T` into lane `l` of lane-major rows.
+fn spread_row(
+    row: (&JacobianRow, &[Vec3; 4]),
+    l: usize,
+    jacobian: &mut [[f64; 4]; 12],
+    imj: &mut [[f64; 4]; 12],
+) {
+    let (j, m) = (flat(row.0), flat4(row.1));
+    for c in 0..12 {
+        jacobian[c][l] = j[c];
+        imj[c][l] = m[c];
+    }
+}
+
 /// A row's twelve Jacobian entries in their memory order (linear A, angular A, linear B,
 /// angular B), as one array the compiler can load and multiply in vector registers.
 #[inline(always)]
@@ -193,6 +207,18 @@ impl<'a> SparseOperator<'a> {
         self
     }
 
+    /// Whether rows `i` and `k` may be batched: batching is on and they have no dynamic
+    /// body in common (a shared static body's accumulator never changes).
+    fn no_dynamic_body_in_common(&self, i: usize, k: usize) -> bool {
+        let Some((_, dynamic)) = &self.batches else {
+            return false;
+        };
+        let (ours, theirs) = (self.bodies[i], self.bodies[k]);
+        !ours
+            .iter()
+            .any(|&p| theirs.contains(&p) && dynamic.get(p as usize).copied().unwrap_or(true))
+    }
+
     /// Whether the three rows from `i` share their two bodies.
     #[inline(always)]
     fn shares_bodies(&self, i: usize) -> bool {
@@ -264,15 +290,14 @@ impl RowOperator for SparseOperator<'_> {
     // previous row's store). Rows of different bodies take the default.
     #[inline(always)]
     fn block_times_vector(&self, i: usize, x: &[f64]) -> [f64; 3] {
-        let bodies = self.bodies[i];
-        if self.bodies[i + 1] != bodies || self.bodies[i + 2] != bodies {
+        if !self.shares_bodies(i) {
             return [
                 self.row_times_vector(i, x),
                 self.row_times_vector(i + 1, x),
                 self.row_times_vector(i + 2, x),
             ];
         }
-        let [a, b] = bodies;
+        let [a, b] = self.bodies[i];
         let v = twelve(&self.cache[a as usize], &self.cache[b as usize]);
         let (j, r) = (&self.jacobian[i..i + 3], &self.regularization[i..i + 3]);
         let x = &x[i..i + 3];
@@ -288,13 +313,7 @@ impl RowOperator for SparseOperator<'_> {
     }
 
     fn independent_rows(&self, i: usize, k: usize) -> bool {
-        let Some((_, dynamic)) = &self.batches else {
-            return false;
-        };
-        let (ours, theirs) = (self.bodies[i], self.bodies[k]);
-        !ours
-            .iter()
-            .any(|&p| theirs.contains(&p) && dynamic.get(p as usize).copied().unwrap_or(true))
+        self.no_dynamic_body_in_common(i, k)
     }
 
     fn prepare_row_batches(&mut self, batches: &[[u32; 4]]) {
@@ -309,11 +328,13 @@ impl RowOperator for SparseOperator<'_> {
         for (index, rows) in batches.iter().enumerate() {
             for (l, &i) in rows.iter().enumerate() {
                 let i = i as usize;
-                let (j, m) = (flat(&self.jacobian[i]), flat4(&self.imj[i]));
-                for c in 0..12 {
-                    lanes.row_jacobian[index][c][l] = j[c];
-                    lanes.row_imj[index][c][l] = m[c];
-                }
+                let row = (&self.jacobian[i], &self.imj[i]);
+                spread_row(
+                    row,
+                    l,
+                    &mut lanes.row_jacobian[index],
+                    &mut lanes.row_imj[index],
+                );
                 lanes.row_regularization[index][l] = self.regularization[i];
                 lanes.row_slots[index][0][l] = self.bodies[i][0];
                 lanes.row_slots[index][1][l] = self.bodies[i][1];
@@ -351,16 +372,7 @@ impl RowOperator for SparseOperator<'_> {
     }
 
     fn independent_blocks(&self, i: usize, k: usize) -> bool {
-        let Some((_, dynamic)) = &self.batches else {
-            return false;
-        };
-        if !(self.shares_bodies(i) && self.shares_bodies(k)) {
-            return false;
-        }
-        let (ours, theirs) = (self.bodies[i], self.bodies[k]);
-        !ours
-            .iter()
-            .any(|&p| theirs.contains(&p) && dynamic.get(p as usize).copied().unwrap_or(true))
+        self.shares_bodies(i) && self.shares_bodies(k) && self.no_dynamic_body_in_common(i, k)
     }
 
     fn prepare_batches(&mut self, heads: &[[u32; 4]]) {
@@ -379,11 +391,8 @@ impl RowOperator for SparseOperator<'_> {
                 lanes.slots[index][0][l] = self.bodies[h][0];
                 lanes.slots[index][1][l] = self.bodies[h][1];
                 for k in 0..3 {
-                    let (j, m) = (flat(&self.jacobian[h + k]), flat4(&self.imj[h + k]));
-                    for c in 0..12 {
-                        jacobian[k][c][l] = j[c];
-                        imj[k][c][l] = m[c];
-                    }
+                    let row = (&self.jacobian[h + k], &self.imj[h + k]);
+                    spread_row(row, l, &mut jacobian[k], &mut imj[k]);
                     lanes.regularization[index][k][l] = self.regularization[h + k];
                 }
             }
@@ -421,15 +430,14 @@ impl RowOperator for SparseOperator<'_> {
 
     #[inline(always)]
     fn block_changed(&mut self, i: usize, delta: [f64; 3]) {
-        let bodies = self.bodies[i];
-        if self.bodies[i + 1] != bodies || self.bodies[i + 2] != bodies {
+        if !self.shares_bodies(i) {
             for (k, d) in delta.into_iter().enumerate() {
                 scatter(self.cache, self.bodies[i + k], &self.imj[i + k], d);
             }
             return;
         }
         let [d_n, d_1, d_2] = delta;
-        let [a, b] = bodies;
+        let [a, b] = self.bodies[i];
         let [m_n, m_1, m_2] = [&self.imj[i], &self.imj[i + 1], &self.imj[i + 2]];
         let [m_n, m_1, m_2] = [flat4(m_n), flat4(m_1), flat4(m_2)];
         let change: [f64; 12] = std::array::from_fn(|k| m_n[k] * d_n + m_1[k] * d_1 + m_2[k] * d_2);

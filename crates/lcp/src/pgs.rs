@@ -20,11 +20,12 @@
 //! [`RowOperator::block_changed`]). Found once per solve from `findex` and
 //! [`RowOperator::off_diagonal`]; an operator without off-diagonal entries is swept row by row.
 //!
-//! Blocks that the operator calls independent ([`RowOperator::independent_blocks`]: no
-//! coupling between their rows) are gathered four at a time into *batches*, updated side
-//! by side in lanes ([`RowOperator::update_batch`]; the engine does it in AVX2). A batch is
-//! placed where its fourth block was, so a sweep visits the blocks in a different order
-//! than row order; within a batch the order does not matter.
+//! Blocks (and single bounded rows) that the operator calls independent
+//! ([`RowOperator::independent_blocks`], [`RowOperator::independent_rows`]: no coupling
+//! between them) are gathered four at a time into *batches*, which the operator may update
+//! side by side in lanes ([`RowOperator::update_batch`]; the engine does it in AVX2). A
+//! batch is placed where its fourth member was, so a sweep visits them in a different
+//! order than row order; within a batch the order does not matter.
 //!
 //! The solver only reads `A` through a [`RowOperator`], so the engine can run it on sparse
 //! Jacobian rows without ever forming `A` ([`pgs_sweeps`], allocation-free once its
@@ -120,35 +121,11 @@ pub trait RowOperator {
         let _ = batches;
     }
 
-    /// `(A x)` of the three rows of each of batch `index`'s four blocks (`heads`), as
-    /// `[row][lane]`. The default asks [`block_times_vector`](RowOperator::block_times_vector)
-    /// per block.
-    #[inline(always)]
-    fn batch_times_vector(&self, index: usize, heads: [u32; 4], x: &[f64]) -> [[f64; 4]; 3] {
-        let _ = index;
-        let products = heads.map(|h| self.block_times_vector(h as usize, x));
-        std::array::from_fn(|k| std::array::from_fn(|l| products[l][k]))
-    }
-
-    /// Called after batch `index`'s update changed its blocks' rows by `delta[row][lane]`
-    /// (zeros included). The default calls [`block_changed`](RowOperator::block_changed)
-    /// per block.
-    #[inline(always)]
-    fn batch_changed(&mut self, index: usize, heads: [u32; 4], delta: [[f64; 4]; 3]) {
-        let _ = index;
-        for (l, &h) in heads.iter().enumerate() {
-            let d = [delta[0][l], delta[1][l], delta[2][l]];
-            if d != [0.0; 3] {
-                self.block_changed(h as usize, d);
-            }
-        }
-    }
-
-    /// The whole update of a batch of four contact blocks (the solver's lane steps):
-    /// products, the three projected steps per lane with `constants`, `x` and the
+    /// The whole update of a batch of four contact blocks: products, each block's three
+    /// projected steps with `constants` (lane `l` is block `heads[l]`), `x` and the
     /// operator's cache moved. An operator may do it in one piece (the engine's sparse
-    /// operator does, in AVX2); the default, [`BatchUpdate::NotHandled`], leaves it to the
-    /// solver.
+    /// operator does, in AVX2); the default, [`BatchUpdate::NotHandled`], has the solver
+    /// update the four blocks one after the other (the same, since they are independent).
     #[inline(always)]
     fn update_batch(
         &mut self,
@@ -397,7 +374,7 @@ pub struct LaneConstants {
 /// What [`RowOperator::update_batch`] did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BatchUpdate {
-    /// The operator has no batch kernel of its own: the solver's lane steps run.
+    /// The operator has no batch kernel of its own: the solver updates the members one by one.
     NotHandled,
     /// The batch moved; the largest `|delta x_i|`.
     Moved(f64),
@@ -979,22 +956,17 @@ fn sweep<O: RowOperator>(
     x: &mut [f64],
     scratch: &PgsScratch,
 ) -> Option<f64> {
-    let SweepData {
-        b, lo, hi, omega, ..
-    } = data;
     let mut largest: f64 = 0.0;
     for &unit in &scratch.plan {
         let i = match unit {
             Unit::Row(i) => i as usize,
             Unit::Block(i) => {
-                let i = i as usize;
-                let couplings = scratch.block[i]?;
-                let change = update_contact_block(op, b, lo, hi, x, omega, scratch, i, couplings)?;
+                let change = update_contact_block(op, data, x, scratch, i as usize)?;
                 largest = largest.max(change);
                 continue;
             }
             Unit::Batch(j) => {
-                let change = update_contact_batch(op, x, scratch, j as usize)?;
+                let change = update_contact_batch(op, data, x, scratch, j as usize)?;
                 largest = largest.max(change);
                 continue;
             }
@@ -1071,113 +1043,62 @@ fn update_row<O: RowOperator>(
 /// The three Gauss-Seidel steps of the contact block starting at row `i` (normal `i`,
 /// friction rows `i + 1`, `i + 2`), each seeing the steps before it through the block's
 /// `couplings`; returns the largest `|delta|`, or `None` if an update was not finite.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn update_contact_block<O: RowOperator>(
     op: &mut O,
-    b: &[f64],
-    lo: &[f64],
-    hi: &[f64],
+    data: SweepData,
     x: &mut [f64],
-    omega: f64,
     scratch: &PgsScratch,
     i: usize,
-    couplings: [f64; 3],
 ) -> Option<f64> {
+    let couplings = scratch.block[i]?;
     let ax = op.block_times_vector(i, x);
-    let delta = contact_block_steps(b, lo, hi, x, omega, scratch, i, couplings, ax)?;
+    let delta = contact_block_steps(data, x, scratch, i, couplings, ax)?;
     if delta != [0.0; 3] {
         op.block_changed(i, delta);
     }
     Some(largest_of(delta))
 }
 
-/// The steps of [`update_contact_block`] for the four blocks of batch `j` side by side,
-/// lane by lane: the same operations on each block as [`contact_block_steps`], in arrays
-/// of four the compiler vectorises. Returns the largest `|delta|`, or `None` (nothing
-/// moved) if an update was not finite.
-#[allow(clippy::too_many_arguments)]
+/// Batch `j`: the operator's own update ([`RowOperator::update_batch`]), or else its four
+/// independent blocks one after the other. Returns the largest `|delta|`, or `None` if an
+/// update was not finite.
 #[inline(always)]
 fn update_contact_batch<O: RowOperator>(
     op: &mut O,
+    data: SweepData,
     x: &mut [f64],
     scratch: &PgsScratch,
     j: usize,
 ) -> Option<f64> {
     let heads = scratch.batches[j];
-    let c = &scratch.lane_constants[j];
-    match op.update_batch(j, heads, c, x) {
-        BatchUpdate::Moved(largest) => return Some(largest),
-        BatchUpdate::NonFinite => return None,
-        BatchUpdate::NotHandled => {}
+    match op.update_batch(j, heads, &scratch.lane_constants[j], x) {
+        BatchUpdate::Moved(largest) => Some(largest),
+        BatchUpdate::NonFinite => None,
+        BatchUpdate::NotHandled => {
+            let mut largest = 0.0f64;
+            for &h in &heads {
+                largest = largest.max(update_contact_block(op, data, x, scratch, h as usize)?);
+            }
+            Some(largest)
+        }
     }
-    let ax = op.batch_times_vector(j, heads, x);
-    let h = heads.map(|h| h as usize);
-    let mut rows = [[0.0f64; 4]; 3];
-    for l in 0..4 {
-        rows[0][l] = x[h[l]];
-        rows[1][l] = x[h[l] + 1];
-        rows[2][l] = x[h[l] + 2];
-    }
-    let (mut d_n, mut d_1, mut d_2) = ([0.0f64; 4], [0.0f64; 4], [0.0f64; 4]);
-    let mut finite = true;
-    let [a_1n, a_2n, a_21] = c.couplings;
-    // The same operations per lane as `contact_block_steps`, on arrays of four.
-    for l in 0..4 {
-        let candidate = rows[0][l] + (c.b[0][l] - ax[0][l]) * c.relaxed[0][l];
-        finite &= candidate.is_finite();
-        d_n[l] = project(candidate, c.lo_normal[l], c.hi[0][l]) - rows[0][l];
-    }
-    for l in 0..4 {
-        let normal = rows[0][l] + d_n[l];
-        let limit = (c.hi[1][l] * normal).abs();
-        let r = (c.b[1][l] - ax[1][l]) - a_1n[l] * d_n[l];
-        let candidate = rows[1][l] + r * c.relaxed[1][l];
-        finite &= candidate.is_finite();
-        d_1[l] = project(candidate, -limit, limit) - rows[1][l];
-    }
-    for l in 0..4 {
-        let normal = rows[0][l] + d_n[l];
-        let limit = (c.hi[2][l] * normal).abs();
-        let r = ((c.b[2][l] - ax[2][l]) - a_2n[l] * d_n[l]) - a_21[l] * d_1[l];
-        let candidate = rows[2][l] + r * c.relaxed[2][l];
-        finite &= candidate.is_finite();
-        d_2[l] = project(candidate, -limit, limit) - rows[2][l];
-    }
-    if !finite {
-        return None;
-    }
-    for l in 0..4 {
-        x[h[l]] = rows[0][l] + d_n[l];
-        x[h[l] + 1] = rows[1][l] + d_1[l];
-        x[h[l] + 2] = rows[2][l] + d_2[l];
-    }
-    op.batch_changed(j, heads, [d_n, d_1, d_2]);
-    let mut largest = 0.0f64;
-    for l in 0..4 {
-        largest = largest
-            .max(d_n[l].abs())
-            .max(d_1[l].abs())
-            .max(d_2[l].abs());
-    }
-    Some(largest)
 }
 
 /// The steps of [`update_contact_block`] from the block's products `ax` before them: moves
 /// `x` and returns the changes, or `None` (with `x` partly moved) if one was not finite.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn contact_block_steps(
-    b: &[f64],
-    lo: &[f64],
-    hi: &[f64],
+    data: SweepData,
     x: &mut [f64],
-    omega: f64,
     scratch: &PgsScratch,
     i: usize,
     [a_1n, a_2n, a_21]: [f64; 3],
     [ax_n, ax_1, ax_2]: [f64; 3],
 ) -> Option<[f64; 3]> {
+    let SweepData {
+        b, lo, hi, omega, ..
+    } = data;
     let inv = &scratch.inv_diag[i..i + 3];
     // Each step waits for the one before; what does not (the residuals before the block,
     // the second friction row's share of the normal's step) is computed beside the chain.

@@ -763,7 +763,7 @@ proptest! {
 /// The dense operator with fewer abilities: `off_diagonal: false` hides the off-diagonal
 /// entries ([`pgs_sweeps`] then finds no contact blocks and updates every row on its own);
 /// `zero_pattern: Some(a)` calls two contact blocks independent when `a` is zero between
-/// them (the sweeps then batch them and run the solver's own lane steps).
+/// them (the sweeps then plan batches, which this operator leaves to the solver).
 struct Restricted<'a> {
     inner: DenseOperator<'a>,
     off_diagonal: bool,
@@ -868,10 +868,11 @@ fn contact_blocks_take_the_same_steps_as_single_rows() {
     assert!(separated > 0, "no separating normal");
 }
 
-/// Batches of four independent contact blocks take the same steps as the blocks one by
-/// one: on a block-diagonal problem (contacts on separate bodies, so every order of the
-/// blocks is the same Gauss-Seidel) the iterates agree sweep for sweep with the row-by-row
-/// solver's.
+/// Sweeps planned in batches of four independent contact blocks and single rows take the
+/// same steps as row by row: on a block-diagonal problem (contacts on separate bodies, so
+/// every order is the same Gauss-Seidel) the iterates agree sweep for sweep with the
+/// row-by-row solver's. (The operator has no batch kernel; the engine's AVX2 kernel has
+/// its own test in `stiction::sparse`.)
 #[test]
 fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
     use stiction_lcp::generate::{random_contact_problem, ContactProblemSpec};
