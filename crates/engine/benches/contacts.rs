@@ -13,9 +13,8 @@
 //! The exact stepper solves islands of up to `ExactSettings::dense_row_limit` rows by
 //! Dantzig on the dense `A` and larger ones by its sparse active-set solver: S1 at N = 20
 //! (one island of about 7000 rows) runs exactly too, besides S4 and a 6-row pyramid (21
-//! boxes, dense). S2 (one island of about 8000 rows) is not timed exactly: there the
-//! sparse solve fails to converge on most steps (rolling spheres; about 13 s a step with
-//! its iteration cap and the Gauss-Seidel fallback on the settled pile, 2026-11-22).
+//! boxes, dense). S2 on the exact stepper has its own benchmark, `sphere_pile_exact`
+//! (single steps from fixed states: its settled pile costs tens of seconds a step).
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use std::time::{Duration, Instant};
