@@ -185,10 +185,7 @@ fn run_experiments(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile
         return (results, profiles);
     }
     for &scene in &options.scenes {
-        if !matches!(
-            scene,
-            SceneId::S1 | SceneId::S2 | SceneId::S3 | SceneId::S4
-        ) {
+        if !matches!(scene, SceneId::S1 | SceneId::S2 | SceneId::S3 | SceneId::S4) {
             continue;
         }
         for variant in ours::POST_STABILIZATION_VARIANTS {
