@@ -103,3 +103,41 @@ fn gauss_seidel_post_stabilization_also_holds_a_short_chain() {
     );
     assert!(off > 1e-2, "{off}");
 }
+
+#[test]
+fn long_chains_on_the_exact_stepper_take_the_sparse_solve_with_dantzigs_answer() {
+    // A 40-link chain (120 bilateral rows) is above the exact stepper's limit for
+    // bilateral islands (50 rows by default) and goes to the sparse solver, which counts
+    // its one factorisation per step as an iteration; with every island kept dense,
+    // Dantzig takes it with no pivots (all rows unbounded). Both are exact: the chains
+    // must follow the same trajectory to round-off while whipping down for a second.
+    let run = |dense_row_limit: usize| {
+        let solver = Solver::Exact(stiction::ExactSettings {
+            dense_row_limit,
+            ..Default::default()
+        });
+        let mut scene = chain(40, stiction::scenes::scene_settings(solver)).unwrap();
+        let mut iterations = 0;
+        for _ in 0..60 {
+            let stats = scene.world.step(scene.h).unwrap();
+            assert_eq!((stats.islands, stats.fallbacks), (1, 0));
+            let island = &stats.island_reports[0];
+            assert!(island.residual <= 1e-9, "{}", island.residual);
+            iterations += island.iterations;
+        }
+        let positions: Vec<_> = scene.world.bodies().map(|(_, b)| b.position()).collect();
+        (positions, iterations)
+    };
+    let (sparse, sparse_iterations) = run(stiction::ExactSettings::default().dense_row_limit);
+    let (dense, dense_iterations) = run(usize::MAX);
+    assert_eq!((sparse_iterations, dense_iterations), (60, 0));
+    let largest = sparse
+        .iter()
+        .zip(&dense)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    // The links fall about 5 m in that second.
+    let fallen = 20.0 - dense.iter().map(|p| p.z).fold(f64::INFINITY, f64::min);
+    assert!(fallen > 3.0, "{fallen}");
+    assert!(largest < 1e-9, "{largest}");
+}

@@ -148,7 +148,10 @@ pub struct ExactSettings {
     /// island; a dense `A` of 1000 rows is 8 MB). 0 sends every island to the sparse
     /// solver; `usize::MAX` keeps every island dense (then S1 at N = 20 and S2 need
     /// gigabytes and hours per step). The polygonal friction cone is always solved by
-    /// Lemke on the dense problem.
+    /// Lemke on the dense problem. Islands of bilateral rows only (joints without active
+    /// limits or motors) go to the sparse solver above a twentieth of this size (50 rows
+    /// by default): with no index set to find it is one factorisation, banded along a
+    /// chain (S3, 300 rows: 0.29 against 1.0 ms/step).
     pub dense_row_limit: usize,
 }
 
