@@ -308,6 +308,11 @@ impl RowOperator for SparseOperator<'_> {
         ]
     }
 
+    // A ball joint's three rows share their bodies, as a contact's do.
+    fn shares_triple(&self, i: usize) -> bool {
+        self.shares_bodies(i)
+    }
+
     fn may_batch(&self) -> bool {
         self.batches.is_some()
     }

@@ -19,6 +19,8 @@
 //! bodies once per contact ([`RowOperator::block_times_vector`],
 //! [`RowOperator::block_changed`]). Found once per solve from `findex` and
 //! [`RowOperator::off_diagonal`]; an operator without off-diagonal entries is swept row by row.
+//! Three unbounded rows that the operator groups ([`RowOperator::shares_triple`]: a ball
+//! joint's, on two bodies) are a block the same way, each row within its own bounds.
 //!
 //! Blocks (and single bounded rows) that the operator calls independent
 //! ([`RowOperator::independent_blocks`], [`RowOperator::independent_rows`]: no coupling
@@ -94,6 +96,19 @@ pub trait RowOperator {
             self.row_times_vector(i + 1, x),
             self.row_times_vector(i + 2, x),
         ]
+    }
+
+    /// Whether the three unbounded rows `i`, `i + 1`, `i + 2` (none a friction row) may be
+    /// updated as one block, like a contact's: [`block_times_vector`] and
+    /// [`block_changed`] read and write what the three rows share once (a ball joint's
+    /// three rows share their two bodies). The steps are the same as row by row, in the
+    /// same order. The default, `false`, keeps such rows one by one.
+    ///
+    /// [`block_times_vector`]: RowOperator::block_times_vector
+    /// [`block_changed`]: RowOperator::block_changed
+    fn shares_triple(&self, i: usize) -> bool {
+        let _ = i;
+        false
     }
 
     /// Whether [`independent_blocks`](RowOperator::independent_blocks) or
@@ -322,8 +337,9 @@ pub struct PgsScratch {
     pair_step: Vec<f64>,
     /// Per normal row while pairing: [`NONE`], the first friction row seen, or [`MANY`].
     seen: Vec<usize>,
-    /// For the first row `i` of a contact block (see [`find_contact_blocks`]): the
-    /// couplings `[A_(i+1) i, A_(i+2) i, A_(i+2) (i+1)]`; `None` for every other row.
+    /// For the first row `i` of a contact block or of an unbounded triple (see
+    /// [`find_contact_blocks`]): the couplings `[A_(i+1) i, A_(i+2) i, A_(i+2) (i+1)]`;
+    /// `None` for every other row. A block is a contact's if row `i + 1` has a `findex`.
     block: Vec<Option<[f64; 3]>>,
     /// The order of one sweep: rows, blocks and batches (see [`plan_sweep`]).
     plan: Vec<Unit>,
@@ -389,6 +405,9 @@ enum Unit {
     Row(u32),
     /// The contact block starting at row `i`.
     Block(u32),
+    /// The three unbounded rows starting at row `i` as one block (see
+    /// [`RowOperator::shares_triple`]).
+    Triple(u32),
     /// Batch `j` of four independent contact blocks, updated lane by lane.
     Batch(u32),
     /// Row batch `j`: four independent bounded rows of no block, updated lane by lane.
@@ -623,7 +642,7 @@ fn prepare<O: RowOperator>(
     if options.coulomb_cone {
         find_cone_pairs(op, hi, findex, scratch);
     }
-    find_contact_blocks(op, findex, scratch);
+    find_contact_blocks(op, lo, hi, findex, scratch);
     plan_sweep(op, lo, hi, findex, scratch);
     frozen
 }
@@ -702,6 +721,7 @@ fn plan_sweep<O: RowOperator>(
         let mut i = 0;
         while i < n {
             let (unit, width) = match block[i] {
+                Some(_) if findex[i + 1].is_none() => (Unit::Triple(i as u32), 3),
                 Some(_) => (Unit::Block(i as u32), 3),
                 None => (Unit::Row(i as u32), 1),
             };
@@ -712,6 +732,12 @@ fn plan_sweep<O: RowOperator>(
     }
     let mut i = 0;
     while i < n {
+        if block[i].is_some() && findex[i + 1].is_none() {
+            // Unbounded rows keep their place (see below).
+            plan.push(Unit::Triple(i as u32));
+            i += 3;
+            continue;
+        }
         if block[i].is_some() {
             let independent = |h: u32| op.independent_blocks(h as usize, i);
             let complete = add_to_batch(open, i, independent, plan, Unit::Block);
@@ -787,15 +813,28 @@ fn add_to_batch(
 /// only `(A x)` of the friction rows is read before the normal's step and corrected by the
 /// couplings, so the operator reads and writes the bodies once per contact instead of once
 /// per row, and the three products are independent work.
-fn find_contact_blocks<O: RowOperator>(op: &O, findex: &[Option<usize>], scratch: &mut PgsScratch) {
+///
+/// Three unbounded rows without `findex` that the operator groups
+/// ([`RowOperator::shares_triple`]: a ball joint's) become a block the same way.
+fn find_contact_blocks<O: RowOperator>(
+    op: &O,
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    scratch: &mut PgsScratch,
+) {
     let n = findex.len();
     scratch.block.fill(None);
+    let unbounded =
+        |k: usize| findex[k].is_none() && lo[k] == f64::NEG_INFINITY && hi[k] == f64::INFINITY;
     let mut i = 0;
     while i + 2 < n {
-        let head = findex[i].is_none()
+        let contact = findex[i].is_none()
             && findex[i + 1] == Some(i)
             && findex[i + 2] == Some(i)
             && findex.get(i + 3).is_none_or(|f| *f != Some(i));
+        let triple = (i..i + 3).all(unbounded) && op.shares_triple(i);
+        let head = contact || triple;
         let free = (i..i + 3).all(|k| scratch.partner[k] == NONE && scratch.inv_diag[k] > 0.0);
         if !(head && free) {
             i += 1;
@@ -961,7 +1000,12 @@ fn sweep<O: RowOperator>(
         let i = match unit {
             Unit::Row(i) => i as usize,
             Unit::Block(i) => {
-                let change = update_contact_block(op, data, x, scratch, i as usize)?;
+                let change = update_block::<_, true>(op, data, x, scratch, i as usize)?;
+                largest = largest.max(change);
+                continue;
+            }
+            Unit::Triple(i) => {
+                let change = update_block::<_, false>(op, data, x, scratch, i as usize)?;
                 largest = largest.max(change);
                 continue;
             }
@@ -1040,11 +1084,12 @@ fn update_row<O: RowOperator>(
     Some(delta.abs())
 }
 
-/// The three Gauss-Seidel steps of the contact block starting at row `i` (normal `i`,
-/// friction rows `i + 1`, `i + 2`), each seeing the steps before it through the block's
-/// `couplings`; returns the largest `|delta|`, or `None` if an update was not finite.
+/// The three Gauss-Seidel steps of the block starting at row `i`, each seeing the steps
+/// before it through the block's `couplings`: with `CONTACT`, a contact's (normal `i`,
+/// friction rows `i + 1`, `i + 2`), else three unbounded rows; returns the largest
+/// `|delta|`, or `None` if an update was not finite.
 #[inline(always)]
-fn update_contact_block<O: RowOperator>(
+fn update_block<O: RowOperator, const CONTACT: bool>(
     op: &mut O,
     data: SweepData,
     x: &mut [f64],
@@ -1053,7 +1098,7 @@ fn update_contact_block<O: RowOperator>(
 ) -> Option<f64> {
     let couplings = scratch.block[i]?;
     let ax = op.block_times_vector(i, x);
-    let delta = contact_block_steps(data, x, scratch, i, couplings, ax)?;
+    let delta = block_steps::<CONTACT>(data, x, scratch, i, couplings, ax)?;
     if delta != [0.0; 3] {
         op.block_changed(i, delta);
     }
@@ -1078,17 +1123,20 @@ fn update_contact_batch<O: RowOperator>(
         BatchUpdate::NotHandled => {
             let mut largest = 0.0f64;
             for &h in &heads {
-                largest = largest.max(update_contact_block(op, data, x, scratch, h as usize)?);
+                let change = update_block::<_, true>(op, data, x, scratch, h as usize)?;
+                largest = largest.max(change);
             }
             Some(largest)
         }
     }
 }
 
-/// The steps of [`update_contact_block`] from the block's products `ax` before them: moves
-/// `x` and returns the changes, or `None` (with `x` partly moved) if one was not finite.
+/// The steps of [`update_block`] from the block's products `ax` before them: moves `x` and
+/// returns the changes, or `None` (with `x` partly moved) if one was not finite. A contact's
+/// friction rows are bounded by `+-hi x_n` with the normal force just updated; other rows
+/// by their own bounds.
 #[inline(always)]
-fn contact_block_steps(
+fn block_steps<const CONTACT: bool>(
     data: SweepData,
     x: &mut [f64],
     scratch: &PgsScratch,
@@ -1112,11 +1160,19 @@ fn contact_block_steps(
     let d_n = step(i, b[i] - ax_n, lo[i], hi[i], x)?;
     x[i] += d_n;
     let r_2 = r_2 - a_2n * d_n;
-    let limit = (hi[i + 1] * x[i]).abs();
-    let d_1 = step(i + 1, r_1 - a_1n * d_n, -limit, limit, x)?;
+    let bounds = |k: usize, x: &[f64]| {
+        if CONTACT {
+            let limit = (hi[k] * x[i]).abs();
+            (-limit, limit)
+        } else {
+            (lo[k], hi[k])
+        }
+    };
+    let (lower, upper) = bounds(i + 1, x);
+    let d_1 = step(i + 1, r_1 - a_1n * d_n, lower, upper, x)?;
     x[i + 1] += d_1;
-    let limit = (hi[i + 2] * x[i]).abs();
-    let d_2 = step(i + 2, r_2 - a_21 * d_1, -limit, limit, x)?;
+    let (lower, upper) = bounds(i + 2, x);
+    let d_2 = step(i + 2, r_2 - a_21 * d_1, lower, upper, x)?;
     x[i + 2] += d_2;
     Some([d_n, d_1, d_2])
 }

@@ -763,11 +763,15 @@ proptest! {
 /// The dense operator with fewer abilities: `off_diagonal: false` hides the off-diagonal
 /// entries ([`pgs_sweeps`] then finds no contact blocks and updates every row on its own);
 /// `zero_pattern: Some(a)` calls two contact blocks independent when `a` is zero between
-/// them (the sweeps then plan batches, which this operator leaves to the solver).
+/// them (the sweeps then plan batches, which this operator leaves to the solver);
+/// `triples` lets every three unbounded rows form a block, whose reads are counted in
+/// `block_reads`.
 struct Restricted<'a> {
     inner: DenseOperator<'a>,
     off_diagonal: bool,
     zero_pattern: Option<&'a DenseMatrix>,
+    triples: bool,
+    block_reads: std::cell::Cell<usize>,
 }
 
 /// `options.max_iterations` sweeps of `op` on `p` from `x = 0`.
@@ -793,6 +797,8 @@ fn row_by_row(inner: DenseOperator<'_>) -> Restricted<'_> {
         inner,
         off_diagonal: false,
         zero_pattern: None,
+        triples: false,
+        block_reads: Default::default(),
     }
 }
 
@@ -810,6 +816,13 @@ impl RowOperator for Restricted<'_> {
         self.off_diagonal
             .then(|| self.inner.off_diagonal(i, k))
             .flatten()
+    }
+    fn block_times_vector(&self, i: usize, x: &[f64]) -> [f64; 3] {
+        self.block_reads.set(self.block_reads.get() + 1);
+        std::array::from_fn(|k| self.inner.row_times_vector(i + k, x))
+    }
+    fn shares_triple(&self, _: usize) -> bool {
+        self.triples
     }
     fn may_batch(&self) -> bool {
         self.zero_pattern.is_some()
@@ -868,6 +881,47 @@ fn contact_blocks_take_the_same_steps_as_single_rows() {
     assert!(separated > 0, "no separating normal");
 }
 
+/// Three unbounded rows that the operator groups (a ball joint's) are updated as one block,
+/// like a contact's: the iterates must be those of single-row steps in the same order,
+/// sweep for sweep; bounded rows, and unbounded rows short of a triple, stay single.
+#[test]
+fn unbounded_triples_take_the_same_steps_as_single_rows() {
+    for seed in 0..20 {
+        let mut rng = Rng::new(seed);
+        let mut p = random_box_problem(&mut rng, 11);
+        // Triples at rows 0, 3 and 7; row 6 bounded and row 10 unbounded, both single.
+        for i in (0..6).chain(7..11) {
+            p.lo[i] = f64::NEG_INFINITY;
+            p.hi[i] = f64::INFINITY;
+        }
+        for omega in [1.0, 1.3] {
+            let options = PgsOptions {
+                omega,
+                max_iterations: 7,
+                tolerance: 0.0,
+                ..PgsOptions::default()
+            };
+            let mut grouped = Restricted {
+                inner: DenseOperator::new(&p.a),
+                off_diagonal: true,
+                zero_pattern: None,
+                triples: true,
+                block_reads: Default::default(),
+            };
+            let blocks = sweeps_from_zero(&mut grouped, &p, &options);
+            assert_eq!(grouped.block_reads.get(), 3 * 7, "three triples per sweep");
+            let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
+            let scale = rows.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
+            for (i, (u, v)) in blocks.iter().zip(&rows).enumerate() {
+                assert!(
+                    (u - v).abs() <= 1e-12 * scale,
+                    "seed {seed}, omega {omega}, row {i}: triple {u} against rows {v}"
+                );
+            }
+        }
+    }
+}
+
 /// Sweeps planned in batches of four independent contact blocks and single rows take the
 /// same steps as row by row: on a block-diagonal problem (contacts on separate bodies, so
 /// every order is the same Gauss-Seidel) the iterates agree sweep for sweep with the
@@ -915,6 +969,8 @@ fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
         inner: DenseOperator::new(&p.a),
         off_diagonal: true,
         zero_pattern: Some(&a),
+        triples: false,
+        block_reads: Default::default(),
     };
     let batched = sweeps_from_zero(&mut batching, &p, &options);
     let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
