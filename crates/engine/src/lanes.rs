@@ -20,7 +20,8 @@ use std::arch::x86_64::{
     _mm256_extractf128_pd, _mm256_loadu_pd, _mm256_max_pd, _mm256_min_pd, _mm256_movemask_pd,
     _mm256_mul_pd, _mm256_permute2f128_pd, _mm256_set1_pd, _mm256_set_m128d, _mm256_set_pd,
     _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd,
-    _mm256_xor_pd, _mm_add_pd, _mm_loadu_pd, _mm_storeu_pd, _CMP_ORD_Q,
+    _mm256_xor_pd, _mm_add_pd, _mm_cvtsd_f64, _mm_loadu_pd, _mm_max_pd, _mm_max_sd, _mm_storeu_pd,
+    _mm_unpackhi_pd, _CMP_ORD_Q,
 };
 use stiction_lcp::pgs::{LaneConstants, RowLaneConstants};
 
@@ -168,19 +169,17 @@ fn scatter_x(x: &mut [f64], rows: &[usize; 4], offset: usize, value: __m256d) {
     }
 }
 
-/// `|v|` lane by lane, and the largest lane.
+/// `|v|` lane by lane, and the largest lane, in registers (the lanes are finite: callers
+/// check the candidates first, so the maxima need no care for NaN).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn largest_magnitude(v: __m256d) -> f64 {
-    let mut lanes = [0.0f64; 4];
-    // SAFETY: four contiguous f64 (unaligned store).
-    unsafe {
-        _mm256_storeu_pd(
-            lanes.as_mut_ptr(),
-            _mm256_andnot_pd(_mm256_set1_pd(-0.0), v),
-        )
-    };
-    lanes.iter().fold(0.0f64, |m, v| m.max(*v))
+    let magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);
+    let halves = _mm_max_pd(
+        _mm256_castpd256_pd128(magnitude),
+        _mm256_extractf128_pd::<1>(magnitude),
+    );
+    _mm_cvtsd_f64(_mm_max_sd(halves, _mm_unpackhi_pd(halves, halves)))
 }
 
 /// Whether every lane of `v` is finite (`v - v` is 0 for finite lanes, NaN otherwise).
