@@ -16,7 +16,9 @@
 //! 3. **Islands**: bodies connected by rows ([`crate::island`]).
 //! 4. **Solve**: per island, `A lambda = b + w` with `A = J M^-1 J^T + diag(cfm)/h` and
 //!    `b = (rhs - J u*) / h`, `rhs = -erp C / h + target`: exactly (Dantzig on the dense `A`,
-//!    falling back to Gauss-Seidel; Lemke for the polygonal friction cone) or iteratively
+//!    or for large islands and long chains of joints the sparse active-set solver of
+//!    [`crate::sparse_exact`], both falling back to Gauss-Seidel; Lemke for the polygonal
+//!    friction cone) or iteratively
 //!    (Gauss-Seidel on the sparse rows, projecting friction pairs on the Coulomb disk if
 //!    asked).
 //! 5. **Velocities**: `u+ = u* + h M^-1 J^T lambda`.
