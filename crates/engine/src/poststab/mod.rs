@@ -48,6 +48,14 @@ const ONE_SIDED_SWEEPS: usize = 50;
 /// from the new poses, if it still exceeds [`PostStabilization::tolerance`]. 1e-3 was too
 /// loose: S2's deepest penetration grew sixteenfold (BENCHMARKS.md).
 const SWEEP_TOLERANCE: f64 = 1e-5;
+/// A contact island's Gauss-Seidel sweeps may also stop once one sweep moves no contact by
+/// more than this (m), 2 % of [`CONTACT_TOLERANCE`]: solving the projection to the last
+/// nanometre (what [`SWEEP_TOLERANCE`] alone asks of a warm-started pass) bought nothing
+/// visible. Measured against the multipliers the pass starts from, so only warm-started
+/// passes (the first of each step) use it. S1: projection row updates per step 12,925 ->
+/// 6,718, top box 2.795 -> 2.819 mm.
+const SETTLED_DISPLACEMENT: f64 = 1e-6;
+
 /// Multiply-adds per row that one factorisation of an island with one-sided rows may cost
 /// for the direct solve to be tried: about four Gauss-Seidel sweeps' worth (a row update
 /// costs about 25 ns, a multiply-add of the factorisation about half a nanosecond), since
@@ -518,7 +526,7 @@ impl PostStabilizer {
         }
         let options = PgsOptions {
             max_iterations: sweeps,
-            tolerance: SWEEP_TOLERANCE,
+            tolerance: self.sweep_tolerance(k),
             ..PgsOptions::default()
         };
         let mut op = SparseOperator::new(
@@ -550,6 +558,31 @@ impl PostStabilizer {
             self.remembered[range].copy_from_slice(&self.mu);
         }
         Ok(())
+    }
+
+    /// The relative change at which island `k`'s Gauss-Seidel sweeps stop, from `self.mu`
+    /// before them: [`SWEEP_TOLERANCE`], or for an island of contacts only that starts
+    /// from remembered multipliers, the change that moves no contact by more than
+    /// [`SETTLED_DISPLACEMENT`] (`|delta mu_i| A_ii`), relative to those multipliers' size,
+    /// if that is looser.
+    fn sweep_tolerance(&self, k: usize) -> f64 {
+        let range = self.islands.rows(k);
+        let joint_row = self.islands.origin[range.clone()]
+            .iter()
+            .any(|&raw| raw < self.first_contact);
+        if joint_row {
+            return SWEEP_TOLERANCE;
+        }
+        let scale = self.mu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let diagonal = self.mass.diagonal[range]
+            .iter()
+            .fold(0.0f64, |m, d| m.max(*d));
+        let settled = SETTLED_DISPLACEMENT / (diagonal * scale);
+        if settled.is_finite() {
+            settled.max(SWEEP_TOLERANCE)
+        } else {
+            SWEEP_TOLERANCE
+        }
     }
 
     /// Stores each contact's multiplier of the first pass (or the one it remembered, if
