@@ -46,6 +46,7 @@
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
 use crate::constraint::{Pose, RowMotion, RowStorage, Softness};
+use crate::contact::rows::ContactPass;
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::error::{IntegrationError, WorldError};
@@ -254,8 +255,10 @@ impl World {
             &s.hot.pose,
             settings.softness,
             model,
-            false,
-            projected,
+            ContactPass::Velocity {
+                projected,
+                proximal: matches!(settings.solver, Solver::Iterative(_)),
+            },
             &mut s.raw,
         );
         check_rows(&s.raw, bodies)?;
