@@ -46,7 +46,6 @@
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
 use crate::constraint::{Pose, RowMotion, RowStorage, Softness};
-use crate::contact::rows::ContactPass;
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::error::{IntegrationError, WorldError};
@@ -255,10 +254,8 @@ impl World {
             &s.hot.pose,
             settings.softness,
             model,
-            ContactPass::Velocity {
-                projected,
-                proximal: matches!(settings.solver, Solver::Iterative(_)),
-            },
+            false,
+            projected,
             &mut s.raw,
         );
         check_rows(&s.raw, bodies)?;

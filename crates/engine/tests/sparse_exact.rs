@@ -221,17 +221,13 @@ fn sparse_solve_and_dantzig_both_solve_a_resting_sphere_pile_with_friction() {
     // for the first steps, then (at step 18, with the exact stepper's contact-grouped row
     // order) each finds a different one, both to residuals near 1e-16, and the piles
     // part ways. So: both solved to 1e-9 on every step, and the same forces until then.
-    // The pile is settled by 400 iterative steps. Since the iterative stepper sweeps whole
+    // The pile is settled by 300 iterative steps. Since the iterative stepper sweeps whole
     // contacts (a different order, so a different resting pile): after 200 steps the
     // solvers parted at step 4, after 150 at step 31, after 300 not in 40 steps; after
     // 250 the sparse solver fell back once (step 18), the weakness S2 shows at full size.
-    // Since the iterative stepper's contact CFM stopped yielding under steady load
-    // (`ContactPass::Velocity::proximal`: other resting piles again): after 300 steps
-    // the sparse solver fell back at step 0; after 250, 350 and 400 it did not, the
-    // solvers parting at steps 10, 37 and not in 40.
     let (mut dense, mut sparse) = (
-        resting_pile(3, 3, 400, usize::MAX),
-        resting_pile(3, 3, 400, 0),
+        resting_pile(3, 3, 300, usize::MAX),
+        resting_pile(3, 3, 300, 0),
     );
     let mut agreeing = 0;
     for step in 0..40 {

@@ -42,31 +42,6 @@ pub(crate) fn friction_directions(
     pair.chain(polygon)
 }
 
-/// Which rows [`write_rows`] writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ContactPass {
-    /// The velocity solve's rows: normal and friction rows at the step-start witness points.
-    Velocity {
-        /// Penetration is left to post-stabilisation (ERP 0 on the normal rows).
-        projected: bool,
-        /// With `projected`: the normal rows' CFM regularises without yielding (the
-        /// iterative stepper's choice). A row with CFM satisfies
-        /// `J u+ = target - cfm lambda` (`(A + cfm/h) lambda = b`), so a contact under a
-        /// steady load approaches at `cfm lambda` every step and sinks, and
-        /// post-stabilisation lifts it back: S1's pyramid needed a projection pass every
-        /// eight steps for that alone at CFM 1e-5 (none at 1e-8), S2's pile nearly every
-        /// step. With the target raised by `cfm lambda_warm` (the point's remembered
-        /// force) the row solves `J u+ = target + cfm (lambda_warm - lambda)`, the
-        /// proximal form of the same regularisation, which yields only by the change of
-        /// force since the last step. Friction rows keep the plain form (with both, the
-        /// iterative S4 stack fell: nothing then pulls the four corners' forces towards
-        /// the even, least-norm share). The exact stepper keeps ODE's LCP as it is.
-        proximal: bool,
-    },
-    /// Post-stabilisation's positional normal rows at the current poses.
-    Positional,
-}
-
 /// The witness points and normal of `point` moved with its bodies to `pose_a`, `pose_b`
 /// (post-stabilisation's positional rows).
 #[inline]
@@ -193,7 +168,7 @@ pub(crate) fn estimate_loads(
 /// normal row, then every friction row (as ODE's quickstep orders them: each Gauss-Seidel
 /// sweep then bounds friction by normal forces already updated in that sweep).
 ///
-/// In the velocity pass ([`ContactPass::Velocity`]) the points' step-start witness points are
+/// In the velocity pass (`positional == false`) the points' step-start witness points are
 /// used and each point's rows and warm start are recorded; with `projected` (contacts in
 /// post-stabilisation) a penetration is not corrected here (ERP 0 on it), only by the
 /// projection after the step, so the velocities get no push-out energy. In the positional
@@ -204,16 +179,10 @@ pub(crate) fn write_rows(
     poses: &[Pose],
     world_softness: Softness,
     model: FrictionModel,
-    pass: ContactPass,
+    positional: bool,
+    projected: bool,
     storage: &mut RowStorage,
 ) {
-    let (positional, projected, proximal) = match pass {
-        ContactPass::Velocity {
-            projected,
-            proximal,
-        } => (false, projected, projected && proximal),
-        ContactPass::Positional => (true, true, false),
-    };
     for point in points.iter_mut() {
         let [a, b] = point.slots;
         let (pose_a, pose_b) = (poses[a as usize], poses[b as usize]);
@@ -248,9 +217,6 @@ pub(crate) fn write_rows(
         };
         if (erp, cfm) != (softness.erp, softness.cfm) && !positional {
             row = row.softness(Softness { erp, cfm });
-        }
-        if proximal && point.bounce.is_none() && row.error <= 0.0 {
-            row.target_velocity += cfm * point.memory.normal;
         }
         writer.push(row);
         if positional {
