@@ -791,6 +791,18 @@ fn sweeps_from_zero<O: RowOperator>(op: &mut O, p: &BoxedLcp, options: &PgsOptio
     x
 }
 
+/// Asserts that `grouped` (blocks, triples or batches) and `rows` (row by row) agree to
+/// round-off, entry by entry, relative to the largest `|rows_i|`.
+fn assert_same_iterates(grouped: &[f64], rows: &[f64], context: &str) {
+    let scale = rows.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
+    for (i, (u, v)) in grouped.iter().zip(rows).enumerate() {
+        assert!(
+            (u - v).abs() <= 1e-12 * scale,
+            "{context}, row {i}: grouped {u} against rows {v}"
+        );
+    }
+}
+
 /// [`Restricted`] sweeping row by row.
 fn row_by_row(inner: DenseOperator<'_>) -> Restricted<'_> {
     Restricted {
@@ -861,7 +873,6 @@ fn contact_blocks_take_the_same_steps_as_single_rows() {
             };
             let blocks = sweeps_from_zero(&mut DenseOperator::new(&p.a), &p, &options);
             let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
-            let scale = rows.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
             at_bound += (0..p.len())
                 .filter(|&i| p.findex[i].is_some_and(|j| rows[j] > 0.0))
                 .filter(|&i| (rows[i].abs() - p.hi[i] * rows[p.findex[i].unwrap()]).abs() < 1e-12)
@@ -869,12 +880,7 @@ fn contact_blocks_take_the_same_steps_as_single_rows() {
             separated += (0..p.len())
                 .filter(|&i| p.findex[i].is_none() && rows[i] == 0.0)
                 .count();
-            for (i, (u, v)) in blocks.iter().zip(&rows).enumerate() {
-                assert!(
-                    (u - v).abs() <= 1e-12 * scale,
-                    "seed {seed}, omega {omega}, row {i}: block {u} against rows {v}"
-                );
-            }
+            assert_same_iterates(&blocks, &rows, &format!("seed {seed}, omega {omega}"));
         }
     }
     assert!(at_bound > 0, "no friction row at its bound");
@@ -911,13 +917,7 @@ fn unbounded_triples_take_the_same_steps_as_single_rows() {
             let blocks = sweeps_from_zero(&mut grouped, &p, &options);
             assert_eq!(grouped.block_reads.get(), 3 * 7, "three triples per sweep");
             let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
-            let scale = rows.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
-            for (i, (u, v)) in blocks.iter().zip(&rows).enumerate() {
-                assert!(
-                    (u - v).abs() <= 1e-12 * scale,
-                    "seed {seed}, omega {omega}, row {i}: triple {u} against rows {v}"
-                );
-            }
+            assert_same_iterates(&blocks, &rows, &format!("seed {seed}, omega {omega}"));
         }
     }
 }
@@ -974,12 +974,6 @@ fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
     };
     let batched = sweeps_from_zero(&mut batching, &p, &options);
     let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
-    let scale = rows.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
     assert!(rows.iter().any(|v| *v != 0.0));
-    for (i, (u, v)) in batched.iter().zip(&rows).enumerate() {
-        assert!(
-            (u - v).abs() <= 1e-12 * scale,
-            "row {i}: batched {u} against rows {v}"
-        );
-    }
+    assert_same_iterates(&batched, &rows, "batched");
 }
