@@ -1,0 +1,76 @@
+//! CFM on a contact under a steady load (ODE's meaning of CFM). A row with CFM satisfies
+//! `J u+ = target - cfm lambda`: with the penetration left to post-stabilisation (the
+//! default; ERP 0 on the contact rows), a box resting on the ground approaches it at
+//! `cfm lambda` per contact point every step, and the projection after the step lifts it
+//! back. For a box on its four corners that is `cfm m g / 4` (2.45 cm/s for 1000 kg at
+//! CFM 1e-5), and the box's reported velocity keeps it: lower the CFM where resting
+//! velocities matter. (Removing that creep with a proximal target, `target + cfm
+//! lambda_warm`, made the iterative stepper's 20-box stack fall in long runs;
+//! BENCHMARKS.md, fifth session.)
+
+use stiction::math::Vec3;
+use stiction::scenes::scene_settings;
+use stiction::{ColliderBuilder, MassProperties, RigidBodyBuilder, Solver, World};
+
+const MASS: f64 = 1000.0;
+
+/// Rests a 1000 kg unit box on the ground at CFM `cfm` (h = 1/60) for a second, then
+/// returns the largest and smallest downward speed of its centre and the projection passes
+/// over the next 60 steps.
+fn creep(solver: Solver, cfm: f64) -> (f64, f64, usize) {
+    let mut settings = scene_settings(solver);
+    settings.softness.cfm = cfm;
+    let mut world = World::with_settings(settings).unwrap();
+    world
+        .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
+        .unwrap();
+    let half = Vec3::splat(0.5);
+    let crate_ = world.add_body(
+        RigidBodyBuilder::dynamic()
+            .mass_properties(MassProperties::cuboid_with_mass(half, MASS).unwrap())
+            .position(Vec3::new(0.0, 0.0, 0.5))
+            .build()
+            .unwrap(),
+    );
+    world
+        .add_collider(ColliderBuilder::cuboid(half).unwrap(), Some(crate_))
+        .unwrap();
+    let h = 1.0 / 60.0;
+    for _ in 0..60 {
+        world.step(h).unwrap();
+    }
+    let (mut fastest, mut slowest, mut passes) = (0.0f64, f64::INFINITY, 0);
+    for _ in 0..60 {
+        let stats = world.step(h).unwrap();
+        passes += stats.post_stabilization.passes;
+        let sinking = -world.body(crate_).unwrap().linear_velocity().z;
+        fastest = fastest.max(sinking);
+        slowest = slowest.min(sinking);
+    }
+    (fastest, slowest, passes)
+}
+
+#[test]
+fn a_loaded_contact_yields_at_cfm_times_its_force_with_either_stepper() {
+    for solver in [Solver::exact(), Solver::iterative()] {
+        for cfm in [1e-5, 1e-6] {
+            let yield_speed = cfm * MASS * 9.81 / 4.0;
+            let (fastest, slowest, passes) = creep(solver.clone(), cfm);
+            eprintln!(
+                "{solver:?}, CFM {cfm:e}: {slowest:.4e} to {fastest:.4e} m/s (cfm m g / 4 = \
+                 {yield_speed:.4e}), {passes} projection passes in 60 steps"
+            );
+            for speed in [fastest, slowest] {
+                assert!(
+                    (speed - yield_speed).abs() < 0.01 * yield_speed,
+                    "{solver:?}, CFM {cfm}: {speed} against {yield_speed}"
+                );
+            }
+            // Each step sinks the box by cfm m g h / 4 (0.41 mm at CFM 1e-5, 41 um at
+            // 1e-6), and the projection lifts it once that passes its 50 um tolerance:
+            // every step, or every other step.
+            let expected = if cfm > 5e-6 { 60 } else { 30 };
+            assert_eq!(passes, expected, "{solver:?}, CFM {cfm}");
+        }
+    }
+}
