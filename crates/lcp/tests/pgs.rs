@@ -803,6 +803,32 @@ fn assert_same_iterates(grouped: &[f64], rows: &[f64], context: &str) {
     }
 }
 
+/// [`Restricted`] with the off-diagonal entries (so contact blocks), batching by
+/// `zero_pattern` if given and grouping unbounded triples if `triples`.
+fn with_off_diagonal<'a>(
+    inner: DenseOperator<'a>,
+    zero_pattern: Option<&'a DenseMatrix>,
+    triples: bool,
+) -> Restricted<'a> {
+    Restricted {
+        inner,
+        off_diagonal: true,
+        zero_pattern,
+        triples,
+        block_reads: Default::default(),
+    }
+}
+
+/// Seven sweeps at `omega`, no early stop: iterates to compare sweep for sweep.
+fn seven_sweeps(omega: f64) -> PgsOptions {
+    PgsOptions {
+        omega,
+        max_iterations: 7,
+        tolerance: 0.0,
+        ..PgsOptions::default()
+    }
+}
+
 /// [`Restricted`] sweeping row by row.
 fn row_by_row(inner: DenseOperator<'_>) -> Restricted<'_> {
     Restricted {
@@ -865,12 +891,7 @@ fn contact_blocks_take_the_same_steps_as_single_rows() {
             ..ContactProblemSpec::default()
         });
         for omega in [1.0, 1.3] {
-            let options = PgsOptions {
-                omega,
-                max_iterations: 7,
-                tolerance: 0.0,
-                ..PgsOptions::default()
-            };
+            let options = seven_sweeps(omega);
             let blocks = sweeps_from_zero(&mut DenseOperator::new(&p.a), &p, &options);
             let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
             at_bound += (0..p.len())
@@ -901,19 +922,8 @@ fn unbounded_triples_take_the_same_steps_as_single_rows() {
             p.hi[i] = f64::INFINITY;
         }
         for omega in [1.0, 1.3] {
-            let options = PgsOptions {
-                omega,
-                max_iterations: 7,
-                tolerance: 0.0,
-                ..PgsOptions::default()
-            };
-            let mut grouped = Restricted {
-                inner: DenseOperator::new(&p.a),
-                off_diagonal: true,
-                zero_pattern: None,
-                triples: true,
-                block_reads: Default::default(),
-            };
+            let options = seven_sweeps(omega);
+            let mut grouped = with_off_diagonal(DenseOperator::new(&p.a), None, true);
             let blocks = sweeps_from_zero(&mut grouped, &p, &options);
             assert_eq!(grouped.block_reads.get(), 3 * 7, "three triples per sweep");
             let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
@@ -965,13 +975,7 @@ fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
         tolerance: 0.0,
         ..PgsOptions::default()
     };
-    let mut batching = Restricted {
-        inner: DenseOperator::new(&p.a),
-        off_diagonal: true,
-        zero_pattern: Some(&a),
-        triples: false,
-        block_reads: Default::default(),
-    };
+    let mut batching = with_off_diagonal(DenseOperator::new(&p.a), Some(&a), false);
     let batched = sweeps_from_zero(&mut batching, &p, &options);
     let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
     assert!(rows.iter().any(|v| *v != 0.0));
