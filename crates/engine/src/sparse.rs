@@ -148,24 +148,48 @@ pub(crate) struct SparseOperator<'a> {
     batches: Option<(&'a mut LaneBlocks, &'a [bool])>,
 }
 
-/// The rows of batches of four contact blocks laid out lane by lane (`[row][entry][lane]`),
-/// so that a batch's products and accumulator updates are arithmetic on arrays of four.
-/// Reused between steps.
+/// The rows of batches of four contact blocks, and of batches of four single rows, laid
+/// out lane by lane, so that a batch's products and accumulator updates are arithmetic on
+/// arrays of four. Reused between steps.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LaneBlocks {
-    jacobian: Vec<[[[f64; 4]; 12]; 3]>,
-    imj: Vec<[[[f64; 4]; 12]; 3]>,
-    regularization: Vec<[[f64; 4]; 3]>,
-    /// Body slots of each lane's block: `[A lanes, B lanes]`.
+    blocks: LaneUnits<3>,
+    rows: LaneUnits<1>,
+}
+
+/// Batches of four units of `ROWS` consecutive rows on the same two bodies, lane by lane
+/// (`[batch][row][entry][lane]`).
+#[derive(Debug, Clone, Default)]
+struct LaneUnits<const ROWS: usize> {
+    jacobian: Vec<[[[f64; 4]; 12]; ROWS]>,
+    imj: Vec<[[[f64; 4]; 12]; ROWS]>,
+    regularization: Vec<[[f64; 4]; ROWS]>,
+    /// Body slots of each lane's unit: `[A lanes, B lanes]`.
     slots: Vec<[[u32; 4]; 2]>,
-    /// The same for the row batches (one row per lane).
-    row_jacobian: Vec<[[f64; 4]; 12]>,
-    /// See `row_jacobian`.
-    row_imj: Vec<[[f64; 4]; 12]>,
-    /// See `row_jacobian`.
-    row_regularization: Vec<[f64; 4]>,
-    /// See `row_jacobian`.
-    row_slots: Vec<[[u32; 4]; 2]>,
+}
+
+impl<const ROWS: usize> LaneUnits<ROWS> {
+    /// Lays out the batches whose units start at the rows `batches` of `op`.
+    fn lay_out(&mut self, op: &SparseOperator, batches: &[[u32; 4]]) {
+        let n = batches.len();
+        self.jacobian.resize(n, [[[0.0; 4]; 12]; ROWS]);
+        self.imj.resize(n, [[[0.0; 4]; 12]; ROWS]);
+        self.regularization.resize(n, [[0.0; 4]; ROWS]);
+        self.slots.resize(n, [[0; 4]; 2]);
+        for (index, batch) in batches.iter().enumerate() {
+            let (jacobian, imj) = (&mut self.jacobian[index], &mut self.imj[index]);
+            for (l, &h) in batch.iter().enumerate() {
+                let h = h as usize;
+                self.slots[index][0][l] = op.bodies[h][0];
+                self.slots[index][1][l] = op.bodies[h][1];
+                for k in 0..ROWS {
+                    let row = (&op.jacobian[h + k], &op.imj[h + k]);
+                    spread_row(row, l, &mut jacobian[k], &mut imj[k]);
+                    self.regularization[index][k][l] = op.regularization[h + k];
+                }
+            }
+        }
+    }
 }
 
 impl<'a> SparseOperator<'a> {
@@ -322,28 +346,9 @@ impl RowOperator for SparseOperator<'_> {
     }
 
     fn prepare_row_batches(&mut self, batches: &[[u32; 4]]) {
-        let Some((lanes, _)) = &mut self.batches else {
-            return;
-        };
-        let n = batches.len();
-        lanes.row_jacobian.resize(n, [[0.0; 4]; 12]);
-        lanes.row_imj.resize(n, [[0.0; 4]; 12]);
-        lanes.row_regularization.resize(n, [0.0; 4]);
-        lanes.row_slots.resize(n, [[0; 4]; 2]);
-        for (index, rows) in batches.iter().enumerate() {
-            for (l, &i) in rows.iter().enumerate() {
-                let i = i as usize;
-                let row = (&self.jacobian[i], &self.imj[i]);
-                spread_row(
-                    row,
-                    l,
-                    &mut lanes.row_jacobian[index],
-                    &mut lanes.row_imj[index],
-                );
-                lanes.row_regularization[index][l] = self.regularization[i];
-                lanes.row_slots[index][0][l] = self.bodies[i][0];
-                lanes.row_slots[index][1][l] = self.bodies[i][1];
-            }
+        if let Some((lanes, dynamic)) = self.batches.take() {
+            lanes.rows.lay_out(self, batches);
+            self.batches = Some((lanes, dynamic));
         }
     }
 
@@ -357,14 +362,15 @@ impl RowOperator for SparseOperator<'_> {
     ) -> BatchUpdate {
         #[cfg(target_arch = "x86_64")]
         if let Some((lanes, _)) = &self.batches {
+            let units = &lanes.rows;
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             let moved = unsafe {
                 crate::lanes::row_batch(
                     self.cache,
-                    &lanes.row_slots[index],
-                    &lanes.row_jacobian[index],
-                    &lanes.row_imj[index],
-                    &lanes.row_regularization[index],
+                    &units.slots[index],
+                    &units.jacobian[index][0],
+                    &units.imj[index][0],
+                    &units.regularization[index][0],
                     constants,
                     rows,
                     x,
@@ -381,26 +387,9 @@ impl RowOperator for SparseOperator<'_> {
     }
 
     fn prepare_batches(&mut self, heads: &[[u32; 4]]) {
-        let Some((lanes, _)) = &mut self.batches else {
-            return;
-        };
-        let n = heads.len();
-        lanes.jacobian.resize(n, [[[0.0; 4]; 12]; 3]);
-        lanes.imj.resize(n, [[[0.0; 4]; 12]; 3]);
-        lanes.regularization.resize(n, [[0.0; 4]; 3]);
-        lanes.slots.resize(n, [[0; 4]; 2]);
-        for (index, batch) in heads.iter().enumerate() {
-            let (jacobian, imj) = (&mut lanes.jacobian[index], &mut lanes.imj[index]);
-            for (l, &h) in batch.iter().enumerate() {
-                let h = h as usize;
-                lanes.slots[index][0][l] = self.bodies[h][0];
-                lanes.slots[index][1][l] = self.bodies[h][1];
-                for k in 0..3 {
-                    let row = (&self.jacobian[h + k], &self.imj[h + k]);
-                    spread_row(row, l, &mut jacobian[k], &mut imj[k]);
-                    lanes.regularization[index][k][l] = self.regularization[h + k];
-                }
-            }
+        if let Some((lanes, dynamic)) = self.batches.take() {
+            lanes.blocks.lay_out(self, heads);
+            self.batches = Some((lanes, dynamic));
         }
     }
 
@@ -414,14 +403,15 @@ impl RowOperator for SparseOperator<'_> {
     ) -> BatchUpdate {
         #[cfg(target_arch = "x86_64")]
         if let Some((lanes, _)) = &self.batches {
+            let units = &lanes.blocks;
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             let moved = unsafe {
                 crate::lanes::batch(
                     self.cache,
-                    &lanes.slots[index],
-                    &lanes.jacobian[index],
-                    &lanes.imj[index],
-                    &lanes.regularization[index],
+                    &units.slots[index],
+                    &units.jacobian[index],
+                    &units.imj[index],
+                    &units.regularization[index],
                     constants,
                     heads,
                     x,
