@@ -8,9 +8,11 @@
 //! lambda_warm`, made the iterative stepper's 20-box stack fall in long runs;
 //! BENCHMARKS.md, fifth session.)
 
+mod common;
+
 use stiction::math::Vec3;
 use stiction::scenes::scene_settings;
-use stiction::{ColliderBuilder, MassProperties, RigidBodyBuilder, Solver, World};
+use stiction::Solver;
 
 const MASS: f64 = 1000.0;
 
@@ -20,21 +22,7 @@ const MASS: f64 = 1000.0;
 fn creep(solver: Solver, cfm: f64) -> (f64, f64, usize) {
     let mut settings = scene_settings(solver);
     settings.softness.cfm = cfm;
-    let mut world = World::with_settings(settings).unwrap();
-    world
-        .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
-        .unwrap();
-    let half = Vec3::splat(0.5);
-    let crate_ = world.add_body(
-        RigidBodyBuilder::dynamic()
-            .mass_properties(MassProperties::cuboid_with_mass(half, MASS).unwrap())
-            .position(Vec3::new(0.0, 0.0, 0.5))
-            .build()
-            .unwrap(),
-    );
-    world
-        .add_collider(ColliderBuilder::cuboid(half).unwrap(), Some(crate_))
-        .unwrap();
+    let (mut world, crate_) = common::box_on_ground(settings, Vec3::splat(0.5), MASS);
     let h = 1.0 / 60.0;
     for _ in 0..60 {
         world.step(h).unwrap();

@@ -3,27 +3,17 @@
 //! needs no pivot once the contact set is settled, and Gauss-Seidel starts from last
 //! step's forces (and reaches the exact answer's forces on a resting box).
 
+mod common;
+
 use stiction::math::Vec3;
-use stiction::{ColliderBuilder, MassProperties, RigidBodyBuilder, Solver, World};
+use stiction::{Solver, World, WorldSettings};
 
 fn resting_box(solver: Solver) -> World {
-    let mut world = World::new();
-    world.set_solver(solver).unwrap();
-    world
-        .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
-        .unwrap();
-    let half = Vec3::new(0.5, 0.3, 0.2);
-    let body = world.add_body(
-        RigidBodyBuilder::dynamic()
-            .mass_properties(MassProperties::cuboid_with_mass(half, 2.0).unwrap())
-            .position(Vec3::new(0.0, 0.0, 0.2))
-            .build()
-            .unwrap(),
-    );
-    world
-        .add_collider(ColliderBuilder::cuboid(half).unwrap(), Some(body))
-        .unwrap();
-    world
+    let settings = WorldSettings {
+        solver,
+        ..WorldSettings::default()
+    };
+    common::box_on_ground(settings, Vec3::new(0.5, 0.3, 0.2), 2.0).0
 }
 
 #[test]

@@ -4,7 +4,10 @@
 
 use std::f64::consts::PI;
 use stiction::math::{Quat, Vec3};
-use stiction::{BodyHandle, JointHandle, MassProperties, RigidBodyBuilder, World};
+use stiction::{
+    BodyHandle, ColliderBuilder, JointHandle, MassProperties, RigidBodyBuilder, World,
+    WorldSettings,
+};
 
 /// Two 0.6 m bars of 1.5 kg on ball joints (the top one at the world origin), thrown in 3D
 /// with spins about all axes: upper bar along +x, lower bar hanging from its tip.
@@ -95,4 +98,25 @@ pub fn assert_pile_contained(extent: &PileExtent, side: usize) {
         "a sphere got to {}",
         extent.widest
     );
+}
+
+/// A world with `settings`, the ground (the half-space `z <= 0`) and one dynamic box of half
+/// extents `half` and mass `mass` resting on it (centre at `z = half.z`). Returns the world
+/// and the box.
+pub fn box_on_ground(settings: WorldSettings, half: Vec3, mass: f64) -> (World, BodyHandle) {
+    let mut world = World::with_settings(settings).unwrap();
+    world
+        .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
+        .unwrap();
+    let body = world.add_body(
+        RigidBodyBuilder::dynamic()
+            .mass_properties(MassProperties::cuboid_with_mass(half, mass).unwrap())
+            .position(Vec3::new(0.0, 0.0, half.z))
+            .build()
+            .unwrap(),
+    );
+    world
+        .add_collider(ColliderBuilder::cuboid(half).unwrap(), Some(body))
+        .unwrap();
+    (world, body)
 }
