@@ -338,7 +338,7 @@ pub struct PgsScratch {
     /// Per normal row while pairing: [`NONE`], the first friction row seen, or [`MANY`].
     seen: Vec<usize>,
     /// For the first row `i` of a contact block or of an unbounded triple (see
-    /// [`find_contact_blocks`]): the couplings `[A_(i+1) i, A_(i+2) i, A_(i+2) (i+1)]`;
+    /// [`find_blocks`]): the couplings `[A_(i+1) i, A_(i+2) i, A_(i+2) (i+1)]`;
     /// `None` for every other row. A block is a contact's if row `i + 1` has a `findex`.
     block: Vec<Option<[f64; 3]>>,
     /// The order of one sweep: rows, blocks and batches (see [`plan_sweep`]).
@@ -648,7 +648,7 @@ fn prepare<O: RowOperator>(
     if options.coulomb_cone {
         find_cone_pairs(op, hi, findex, scratch);
     }
-    find_contact_blocks(op, lo, hi, findex, scratch);
+    find_blocks(op, lo, hi, findex, scratch);
     plan_sweep(op, lo, hi, findex, scratch);
     frozen
 }
@@ -822,7 +822,7 @@ fn add_to_batch(
 ///
 /// Three unbounded rows without `findex` that the operator groups
 /// ([`RowOperator::shares_triple`]: a ball joint's) become a block the same way.
-fn find_contact_blocks<O: RowOperator>(
+fn find_blocks<O: RowOperator>(
     op: &O,
     lo: &[f64],
     hi: &[f64],
