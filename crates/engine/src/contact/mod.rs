@@ -124,8 +124,10 @@ pub struct ContactSettings {
     /// With CFM (ODE's meaning: `J u+ = target - cfm lambda`) a loaded contact then
     /// approaches at `cfm lambda` every step, which the projection takes back: a 1000 kg box
     /// resting on its four corners at CFM 1e-5 reports a sinking speed of `cfm m g / 4` =
-    /// 2.45 cm/s and needs a projection pass every step (tests/contact_creep.rs). Lower
-    /// the CFM where resting velocities or the projection's cost matter.
+    /// 2.45 cm/s under the exact stepper and needs a projection pass every step
+    /// (tests/contact_creep.rs). The iterative stepper anchors [`ANCHORED_CFM_SHARE`] of
+    /// that CFM at the load already carried (0.74 cm/s for that box). Lower the CFM where
+    /// resting velocities or the projection's cost matter.
     pub post_stabilize: bool,
 }
 
