@@ -26,6 +26,9 @@ pub struct BenchArgs {
     /// Steps per scene instead of the count SCENES.md gives (for a quick look).
     #[arg(long, value_name = "N")]
     pub steps: Option<usize>,
+    /// Also print each run's mean time per step phase (collision, rows, solve, ...).
+    #[arg(long)]
+    pub phases: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -89,7 +92,20 @@ pub struct Work {
     pub projection_row_updates: f64,
     /// Island solves that fell back to Gauss-Seidel, in all.
     pub fallbacks: usize,
+    /// Mean time per step of each phase, ms (`stiction::PhaseTimes`, in [`PHASES`] order).
+    pub phase_ms: [f64; PHASES.len()],
 }
+
+/// The step phases timed in [`Work::phase_ms`], as the `--phases` table heads them.
+pub const PHASES: [&str; 7] = [
+    "collision",
+    "forces",
+    "rows",
+    "islands",
+    "solve",
+    "velocities and integration",
+    "post-stabilisation",
+];
 
 impl Work {
     /// Adds one step's statistics.
@@ -103,6 +119,19 @@ impl Work {
         }
         self.projection_row_updates += stats.post_stabilization.row_updates as f64;
         self.fallbacks += stats.fallbacks;
+        let t = &stats.times;
+        let phases = [
+            t.collision,
+            t.forces,
+            t.rows,
+            t.islands,
+            t.solve,
+            t.integration,
+            t.post_stabilization,
+        ];
+        for (sum, phase) in self.phase_ms.iter_mut().zip(phases) {
+            *sum += phase.as_secs_f64() * 1e3;
+        }
     }
 
     /// Turns the sums of `steps` steps into means.
@@ -111,6 +140,9 @@ impl Work {
         self.velocity_row_updates /= n;
         self.pivots /= n;
         self.projection_row_updates /= n;
+        for phase in &mut self.phase_ms {
+            *phase /= n;
+        }
         self
     }
 
@@ -190,7 +222,12 @@ pub fn bench(args: BenchArgs) -> Result<std::process::ExitCode, CliError> {
             }
         }
     }
-    args.output.print_summary(&rows, &table(&rows));
+    let mut lines = table(&rows);
+    if args.phases {
+        lines.push(String::new());
+        lines.extend(phase_table(&rows));
+    }
+    args.output.print_summary(&rows, &lines);
     Ok(std::process::ExitCode::SUCCESS)
 }
 
@@ -346,6 +383,27 @@ pub fn table(rows: &[BenchRow]) -> Vec<String> {
             ms,
             quality.join("; "),
             work
+        ));
+    }
+    lines
+}
+
+/// The `--phases` table: each run's mean ms per step phase.
+pub fn phase_table(rows: &[BenchRow]) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "| scene | variant | {} | (mean ms/step) |",
+            PHASES.join(" | ")
+        ),
+        format!("| --- | --- |{} --- |", " ---: |".repeat(PHASES.len())),
+    ];
+    for r in rows {
+        let phases: Vec<String> = r.work.phase_ms.iter().map(|m| format!("{m:.3}")).collect();
+        lines.push(format!(
+            "| {} | {} | {} | |",
+            r.scene,
+            r.variant,
+            phases.join(" | ")
         ));
     }
     lines

@@ -77,3 +77,32 @@ fn bench_prints_a_markdown_table_of_every_scene() {
     }
     assert!(!stdout.contains("stopped:"), "{stdout}");
 }
+
+#[test]
+fn bench_phases_print_each_runs_time_per_phase() {
+    let stdout = success(stiction().args([
+        "bench",
+        "--scene",
+        "s3",
+        "--solver",
+        "iterative",
+        "--steps",
+        "20",
+        "--phases",
+    ]));
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("| S3 chain-100 | iterative |") && !l.contains(" 20 |"))
+        .unwrap_or_else(|| panic!("no phase line in {stdout}"));
+    assert!(stdout.contains("| collision | forces | rows | islands | solve |"));
+    let phases: Vec<f64> = line
+        .split('|')
+        .skip(3)
+        .filter_map(|cell| cell.trim().parse().ok())
+        .collect();
+    assert_eq!(phases.len(), 7, "{line}");
+    // A chain without contacts: no collision work to speak of, most of the step in the
+    // solve and the projection; every phase a time, none negative.
+    assert!(phases.iter().all(|ms| *ms >= 0.0), "{line}");
+    assert!(phases[4] > phases[0] && phases[6] > phases[0], "{line}");
+}
