@@ -98,7 +98,7 @@ pub(crate) fn detect(
     if sleeping {
         sleep.propagate(&pipeline.body_pairs, joints, ground);
     }
-    pipeline.narrow_phase(colliders, bodies, &sleep.activity, ground, prediction, hook)?;
+    pipeline.narrow_phase(colliders, &sleep.activity, prediction, hook)?;
     pipeline.order_by_height(gravity);
     Ok(())
 }
@@ -128,6 +128,10 @@ pub(crate) struct CollisionPipeline {
     proxies: Vec<Proxy>,
     /// Shape pose of each collider slot this step.
     shape_poses: Vec<ParryPose>,
+    /// Per collider slot this step: its body's solver slot and pose (`None` for an absent
+    /// or disabled collider), read once in collider order so that the pairs, visited in
+    /// pair order, do not look their bodies up again.
+    collider_bodies: Vec<Option<(u32, Pose)>>,
     /// This step's pairs, sorted by collider slots.
     pub(crate) pairs: Vec<PairState>,
     /// The last step's pairs, sorted by collider slots, while this step's are found.
@@ -199,12 +203,14 @@ impl CollisionPipeline {
     ) {
         self.proxies.clear();
         self.shape_poses.clear();
+        self.collider_bodies.clear();
         for slot in 0..colliders.capacity() {
             let found = colliders
                 .slot(slot)
                 .filter(|c| c.enabled)
-                .and_then(|c| body_of(c, bodies, ground).map(|(_, pose)| (c, pose)));
-            let Some((collider, pose)) = found else {
+                .and_then(|c| body_of(c, bodies, ground).map(|body| (c, body)));
+            self.collider_bodies.push(found.map(|(_, body)| body));
+            let Some((collider, (_, pose))) = found else {
                 self.proxies.push(Proxy::Absent);
                 self.shape_poses.push(ParryPose::IDENTITY);
                 continue;
@@ -233,9 +239,10 @@ impl CollisionPipeline {
             if !ca.groups.interacts_with(cb.groups) {
                 continue;
             }
-            let (Some((sa, _)), Some((sb, _))) =
-                (body_of(ca, bodies, ground), body_of(cb, bodies, ground))
-            else {
+            let (Some((sa, _)), Some((sb, _))) = (
+                self.collider_bodies[a as usize],
+                self.collider_bodies[b as usize],
+            ) else {
                 continue;
             };
             let (xa, xb) = (activity[sa as usize], activity[sb as usize]);
@@ -256,9 +263,7 @@ impl CollisionPipeline {
     pub(crate) fn narrow_phase(
         &mut self,
         colliders: &Arena<Collider, ColliderHandle>,
-        bodies: &Arena<RigidBody, BodyHandle>,
         activity: &[Activity],
-        ground: u32,
         prediction: f64,
         hook: &HookSlot,
     ) -> Result<(), WorldError> {
@@ -292,9 +297,10 @@ impl CollisionPipeline {
             let (Some(ca), Some(cb)) = (colliders.get(ha), colliders.get(hb)) else {
                 continue;
             };
-            let (Some((sa, pose_a)), Some((sb, pose_b))) =
-                (body_of(ca, bodies, ground), body_of(cb, bodies, ground))
-            else {
+            let (Some((sa, pose_a)), Some((sb, pose_b))) = (
+                self.collider_bodies[a as usize],
+                self.collider_bodies[b as usize],
+            ) else {
                 continue;
             };
             let (xa, xb) = (activity[sa as usize], activity[sb as usize]);
