@@ -177,12 +177,17 @@ struct LaneUnits<const ROWS: usize> {
 impl<const ROWS: usize> LaneUnits<ROWS> {
     /// Lays out the batches whose units start at the rows `batches` of `op`.
     fn lay_out(&mut self, op: &SparseOperator, batches: &[[u32; 4]]) {
+        // Only ever grown: every lane of the first `n` batches is written below, and
+        // shrinking for a small island made the next large one zero its arrays again (S2:
+        // megabytes of memset a step, 1 % of its time).
         let n = batches.len();
-        self.jacobian.resize(n, [[[0.0; 4]; 12]; ROWS]);
-        self.imj.resize(n, [[[0.0; 4]; 12]; ROWS]);
-        self.regularization.resize(n, [[0.0; 4]; ROWS]);
-        self.anchors.resize(n, [[0.0; 4]; 2]);
-        self.slots.resize(n, [[0; 4]; 2]);
+        if self.slots.len() < n {
+            self.jacobian.resize(n, [[[0.0; 4]; 12]; ROWS]);
+            self.imj.resize(n, [[[0.0; 4]; 12]; ROWS]);
+            self.regularization.resize(n, [[0.0; 4]; ROWS]);
+            self.anchors.resize(n, [[0.0; 4]; 2]);
+            self.slots.resize(n, [[0; 4]; 2]);
+        }
         for (index, batch) in batches.iter().enumerate() {
             let (jacobian, imj) = (&mut self.jacobian[index], &mut self.imj[index]);
             for (l, &h) in batch.iter().enumerate() {
