@@ -205,15 +205,6 @@ fn step(
     (candidate, _mm256_sub_pd(projected, row))
 }
 
-/// A row's regularisation term per lane, `r x - min(slope x, cap)` with `[slope, cap]`
-/// the lanes' anchors (`crate::sparse::SparseOperator::with_anchors`; zeros: `r x`).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn regularization_term(r: __m256d, anchors: &[[f64; 4]; 2], x: __m256d) -> __m256d {
-    let relief = _mm256_min_pd(_mm256_mul_pd(load(&anchors[0]), x), load(&anchors[1]));
-    _mm256_sub_pd(_mm256_mul_pd(r, x), relief)
-}
-
 /// One row batch's Gauss-Seidel update: four independent single rows (one per lane), each
 /// one projected step with `constants`, `x` and the accumulators moved. Returns the
 /// largest `|delta|`, or `None` (nothing moved) if a candidate was not finite.
@@ -229,7 +220,6 @@ pub(crate) unsafe fn row_batch(
     jacobian: &[[f64; 4]; 12],
     imj: &[[f64; 4]; 12],
     regularization: &[f64; 4],
-    anchors: &[[f64; 4]; 2],
     constants: &RowLaneConstants,
     rows: [u32; 4],
     x: &mut [f64],
@@ -240,7 +230,7 @@ pub(crate) unsafe fn row_batch(
     let c = constants;
     let ax = _mm256_add_pd(
         row_product(&v, jacobian),
-        regularization_term(load(regularization), anchors, now),
+        _mm256_mul_pd(load(regularization), now),
     );
     let r = _mm256_sub_pd(load(&c.b), ax);
     let (candidate, delta) = step(now, r, load(&c.relaxed), load(&c.lo), load(&c.hi));
@@ -272,7 +262,6 @@ pub(crate) unsafe fn batch(
     jacobian: &LaneRows,
     imj: &LaneRows,
     regularization: &[[f64; 4]; 3],
-    anchors: &[[f64; 4]; 2],
     constants: &LaneConstants,
     heads: [u32; 4],
     x: &mut [f64],
@@ -283,11 +272,7 @@ pub(crate) unsafe fn batch(
     let c = constants;
     let mut residual = [_mm256_setzero_pd(); 3];
     for k in 0..3 {
-        let own = if k == 0 {
-            regularization_term(load(&regularization[0]), anchors, rows[0])
-        } else {
-            _mm256_mul_pd(load(&regularization[k]), rows[k])
-        };
+        let own = _mm256_mul_pd(load(&regularization[k]), rows[k]);
         let ax = _mm256_add_pd(row_product(&v, &jacobian[k]), own);
         residual[k] = _mm256_sub_pd(load(&c.b[k]), ax);
     }

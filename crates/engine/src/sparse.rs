@@ -141,9 +141,6 @@ pub(crate) struct SparseOperator<'a> {
     imj: &'a [[Vec3; 4]],
     diagonal: &'a [f64],
     regularization: &'a [f64],
-    /// Per row `[r_i, r_i lambda_warm_i]` for rows whose regularisation acts only on force
-    /// above `lambda_warm_i`, zeros for the others; see [`SparseOperator::with_anchors`].
-    anchors: Option<&'a [[f64; 2]]>,
     island_bodies: &'a [u32],
     cache: &'a mut [Pair],
     /// Lane-by-lane copies of batched contact blocks, and which slots are dynamic (only
@@ -167,9 +164,6 @@ struct LaneUnits<const ROWS: usize> {
     jacobian: Vec<[[[f64; 4]; 12]; ROWS]>,
     imj: Vec<[[[f64; 4]; 12]; ROWS]>,
     regularization: Vec<[[f64; 4]; ROWS]>,
-    /// The anchors of each unit's first row (a contact block's normal row), lane by lane:
-    /// `[r lanes, r lambda_warm lanes]` (zeros without anchors).
-    anchors: Vec<[[f64; 4]; 2]>,
     /// Body slots of each lane's unit: `[A lanes, B lanes]`.
     slots: Vec<[[u32; 4]; 2]>,
 }
@@ -185,7 +179,6 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
             self.jacobian.resize(n, [[[0.0; 4]; 12]; ROWS]);
             self.imj.resize(n, [[[0.0; 4]; 12]; ROWS]);
             self.regularization.resize(n, [[0.0; 4]; ROWS]);
-            self.anchors.resize(n, [[0.0; 4]; 2]);
             self.slots.resize(n, [[0; 4]; 2]);
         }
         for (index, batch) in batches.iter().enumerate() {
@@ -194,9 +187,6 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
                 let h = h as usize;
                 self.slots[index][0][l] = op.bodies[h][0];
                 self.slots[index][1][l] = op.bodies[h][1];
-                let [slope, cap] = op.anchors.map_or([0.0; 2], |anchors| anchors[h]);
-                self.anchors[index][0][l] = slope;
-                self.anchors[index][1][l] = cap;
                 for k in 0..ROWS {
                     let row = (&op.jacobian[h + k], &op.imj[h + k]);
                     spread_row(row, l, &mut jacobian[k], &mut imj[k]);
@@ -226,39 +216,9 @@ impl<'a> SparseOperator<'a> {
             imj: &mass.imj[range.clone()],
             diagonal: &mass.diagonal[range],
             regularization,
-            anchors: None,
             island_bodies,
             cache,
             batches: None,
-        }
-    }
-
-    /// Anchors the regularisation of some rows at a force: with `anchors[i] =
-    /// [r_i, r_i lambda_a]` (`r_i` the row's regularisation) row `i` of `A x` reads
-    /// `J_i M^-1 J^T x + r_i max(0, x_i - lambda_a)` instead of `... + r_i x_i`: rigid up to
-    /// `lambda_a`, regularised above it (a contact that yields to new load only; see
-    /// `crate::contact::rows::ContactPass`). `[0, 0]` leaves a row as it was. For
-    /// `x_i >= 0` rows only (a contact's normal row), aligned with the operator's rows.
-    ///
-    /// Gauss-Seidel keeps the regularised diagonal: below the anchor its step is
-    /// `A_ii / (A_ii + r_i)` of the rigid one (`1 - 6e-4` for a 1 kg sphere at CFM 1e-5,
-    /// h = 1/60), a slight under-relaxation.
-    pub(crate) fn with_anchors(mut self, anchors: &'a [[f64; 2]]) -> Self {
-        debug_assert_eq!(anchors.len(), self.bodies.len());
-        self.anchors = Some(anchors);
-        self
-    }
-
-    /// `r_i max(0, x_i - lambda_a) - r_i x_i`: what the anchor of row `i` takes off its
-    /// regularisation term (`-min(r_i x_i, r_i lambda_a)`).
-    #[inline(always)]
-    fn anchor_relief(&self, i: usize, x_i: f64) -> f64 {
-        match self.anchors {
-            Some(anchors) => {
-                let [slope, cap] = anchors[i];
-                -(slope * x_i).min(cap)
-            }
-            None => 0.0,
         }
     }
 
@@ -329,7 +289,6 @@ impl RowOperator for SparseOperator<'_> {
             + j.linear_b.dot(pb[0])
             + j.angular_b.dot(pb[1])
             + self.regularization[i] * x[i]
-            + self.anchor_relief(i, x[i])
     }
 
     fn off_diagonal(&self, i: usize, k: usize) -> Option<f64> {
@@ -372,9 +331,9 @@ impl RowOperator for SparseOperator<'_> {
         let (j, r) = (&self.jacobian[i..i + 3], &self.regularization[i..i + 3]);
         let x = &x[i..i + 3];
         [
-            lane_dot(&flat(&j[0]), &v) + r[0] * x[0] + self.anchor_relief(i, x[0]),
-            lane_dot(&flat(&j[1]), &v) + r[1] * x[1] + self.anchor_relief(i + 1, x[1]),
-            lane_dot(&flat(&j[2]), &v) + r[2] * x[2] + self.anchor_relief(i + 2, x[2]),
+            lane_dot(&flat(&j[0]), &v) + r[0] * x[0],
+            lane_dot(&flat(&j[1]), &v) + r[1] * x[1],
+            lane_dot(&flat(&j[2]), &v) + r[2] * x[2],
         ]
     }
 
@@ -417,7 +376,6 @@ impl RowOperator for SparseOperator<'_> {
                     &units.jacobian[index][0],
                     &units.imj[index][0],
                     &units.regularization[index][0],
-                    &units.anchors[index],
                     constants,
                     rows,
                     x,
@@ -459,7 +417,6 @@ impl RowOperator for SparseOperator<'_> {
                     &units.jacobian[index],
                     &units.imj[index],
                     &units.regularization[index],
-                    &units.anchors[index],
                     constants,
                     heads,
                     x,

@@ -46,8 +46,6 @@
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
 use crate::constraint::{Pose, RowMotion, RowStorage, Softness};
-use crate::contact::rows::ContactPass;
-use crate::contact::ANCHORED_CFM_SHARE;
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::error::{IntegrationError, WorldError};
@@ -100,12 +98,6 @@ pub(crate) struct StepScratch {
     b: Vec<f64>,
     /// `cfm / h` of every sorted row.
     regularization: Vec<f64>,
-    /// Per sorted row `[s cfm / h, s cfm / h * anchor]` (`s` = [`ANCHORED_CFM_SHARE`]) if
-    /// its CFM is anchored (`RowStorage::cfm_anchor`), else zeros
-    /// (`SparseOperator::with_anchors`).
-    anchors: Vec<[f64; 2]>,
-    /// Whether any row of the step is anchored.
-    any_anchored: bool,
     /// One island's forces during its solve.
     x: Vec<f64>,
     guess: Vec<IndexState>,
@@ -262,10 +254,8 @@ impl World {
             &s.hot.pose,
             settings.softness,
             model,
-            ContactPass::Velocity {
-                projected,
-                anchored_cfm: matches!(settings.solver, Solver::Iterative(_)),
-            },
+            false,
+            projected,
             &mut s.raw,
         );
         check_rows(&s.raw, bodies)?;
@@ -507,23 +497,13 @@ fn solve_islands(
         .compute(&s.rows, &s.hot.inverse_mass, &s.hot.inverse_inertia);
     s.b.clear();
     s.regularization.clear();
-    s.anchors.clear();
-    s.any_anchored = false;
     for i in 0..s.rows.len() {
         let [a, b] = s.rows.bodies[i];
         let ([va, wa], [vb, wb]) = (s.hot.predicted[a as usize], s.hot.predicted[b as usize]);
         let relative = s.rows.jacobian[i].velocity(va, wa, vb, wb);
         let rhs = s.rows.target_velocity[i] - s.rows.erp[i] * s.rows.error[i] / h;
         s.b.push((rhs - relative) / h);
-        let r = s.rows.cfm[i] / h;
-        s.regularization.push(r);
-        let anchor = s.rows.cfm_anchor[i];
-        s.any_anchored |= anchor > 0.0;
-        s.anchors.push(if anchor > 0.0 {
-            [ANCHORED_CFM_SHARE * r, ANCHORED_CFM_SHARE * r * anchor]
-        } else {
-            [0.0; 2]
-        });
+        s.regularization.push(s.rows.cfm[i] / h);
     }
     if s.b.iter().any(|v| !v.is_finite()) {
         return Err(non_finite(StepPhase::Solve, None));
@@ -709,9 +689,6 @@ fn solve_iterative(
         &mut s.hot.cache,
     )
     .with_batches(&mut s.lanes, &s.hot.dynamic);
-    if s.any_anchored {
-        op = op.with_anchors(&s.anchors[range.clone()]);
-    }
     let (b, lo, hi) = (
         &s.b[range.clone()],
         &s.rows.lo[range.clone()],

@@ -250,23 +250,19 @@ fn sparse_solve_and_dantzig_both_solve_a_resting_sphere_pile_with_friction() {
     assert!(agreeing >= 10, "agreed on only {agreeing} steps");
 }
 
-/// Resting 48-sphere piles (settled by 200 to 350 iterative steps, so four different
-/// piles): the sparse solver certifies all but a few of 160 steps. (Settled by 150 steps
-/// as this test once had it, the pile was still landing: penetrations up to 4.8 mm, and
-/// 12 mm once the iterative stepper's contact CFM was anchored, a different pile.) Until
-/// the iterative
+/// Resting 48-sphere piles (settled by 150 to 300 iterative steps, so four different
+/// piles): the sparse solver certifies all but a few of 160 steps. Until the iterative
 /// stepper swept contacts in batches (fourth session) the pile settled by 200 steps was
 /// certified on all 40; with the batches, 3 of the 160 steps fell back (one each in
 /// three of the piles, first measured as the piles settled by 200, 250 and 300 steps, and
-/// still 3 after post-stabilisation's rows were batched too; 3, in the piles of 300 steps,
-/// with anchored CFM): the weakness S2 shows at
+/// still 3 after post-stabilisation's rows were batched too): the weakness S2 shows at
 /// full size (BENCHMARKS.md), where such steps are the rule. (On a processor without AVX2
 /// the iterative stepper does not batch, and the piles are others.) At most 4 fallbacks;
 /// every solved step's residual is at most 1e-9, and every pile stays in its container.
 #[test]
 fn sparse_solve_is_certified_on_resting_48_sphere_piles_but_for_a_few_steps() {
     let mut fallbacks = 0;
-    for warm in [200, 250, 300, 350] {
+    for warm in [150, 200, 250, 300] {
         let mut scene = resting_pile(4, 3, warm, 0);
         for step in 0..40 {
             let stats = scene.world.step(scene.h).unwrap();

@@ -143,12 +143,6 @@ pub struct RowStorage {
     /// Absolute row index of the normal row (in this storage) for friction rows.
     pub(crate) findex: Vec<Option<usize>>,
     pub(crate) stabilize: Vec<bool>,
-    /// For a row whose force is `>= 0`: the force (N) below which only part of its CFM acts
-    /// (`crate::contact::ANCHORED_CFM_SHARE` of it is anchored there), so that it
-    /// yields less to a load it already carried than to new load (the iterative stepper's
-    /// projected contacts, `crate::contact::rows::ContactPass`); 0 (plain CFM) for every
-    /// other row.
-    pub(crate) cfm_anchor: Vec<f64>,
     /// Force to start an iterative solve from (N), from the producer's last step.
     pub(crate) warm_lambda: Vec<f64>,
     /// Dantzig's index set for this row last step, if the producer kept it.
@@ -180,7 +174,6 @@ impl RowStorage {
         self.hi.clear();
         self.findex.clear();
         self.stabilize.clear();
-        self.cfm_anchor.clear();
         self.warm_lambda.clear();
         self.warm_state.clear();
         self.lambda.clear();
@@ -243,7 +236,6 @@ impl RowStorage {
         gather(&mut self.hi, &other.hi, order);
         self.findex.extend(findex);
         gather(&mut self.stabilize, &other.stabilize, order);
-        gather(&mut self.cfm_anchor, &other.cfm_anchor, order);
         gather(&mut self.warm_lambda, &other.warm_lambda, order);
         gather(&mut self.warm_state, &other.warm_state, order);
         gather(&mut self.lambda, &other.lambda, order);
@@ -367,7 +359,6 @@ impl RowWriter<'_> {
             .flatten();
         s.findex.push(findex);
         s.stabilize.push(row.stabilize);
-        s.cfm_anchor.push(0.0);
         s.warm_lambda.push(0.0);
         s.warm_state.push(None);
         s.lambda.push(0.0);

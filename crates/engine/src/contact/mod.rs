@@ -41,25 +41,6 @@
 //! Forces are reported per point ([`Contact`]) and summed per body
 //! ([`crate::World::contact_force`]).
 
-/// The share of a resting contact's CFM that the iterative stepper anchors at the load the
-/// contact already carries.
-///
-/// A row with CFM satisfies `J u+ = target - cfm lambda`, so a contact under a steady load
-/// approaches at `cfm lambda` every step and post-stabilisation lifts it back, a projection
-/// pass nearly every step in a settled pile. The iterative stepper's contacts in
-/// post-stabilisation (the default) solve `J u+ = target - cfm (lambda - s min(lambda,
-/// lambda_a))` instead, with `s` this share and `lambda_a` the least remembered normal force
-/// of the contact's manifold: new load yields at the full CFM, a load already carried at
-/// `(1 - s) cfm lambda`, and a falling load never pushes the bodies apart. The exact
-/// stepper keeps ODE's plain CFM.
-///
-/// The rest keeps regularising the velocity solve at rest: Gauss-Seidel's 20 sweeps need it
-/// to hold a tall stack. S4 (20 boxes, 30,000 steps of `stiction stress`): at 0.95 the
-/// stack fell, at 0.9 its top drifted 14 mm, at 0.8 and 0.7 3.6 and 2.8 mm (plain CFM:
-/// 3.8 mm). S2's settled pile: projection passes on 28 of 100 steps at 0.7, 8 at 1.0, 71
-/// with plain CFM.
-pub const ANCHORED_CFM_SHARE: f64 = 0.7;
-
 mod hook;
 mod material;
 pub(crate) mod polygonal;
@@ -124,10 +105,8 @@ pub struct ContactSettings {
     /// With CFM (ODE's meaning: `J u+ = target - cfm lambda`) a loaded contact then
     /// approaches at `cfm lambda` every step, which the projection takes back: a 1000 kg box
     /// resting on its four corners at CFM 1e-5 reports a sinking speed of `cfm m g / 4` =
-    /// 2.45 cm/s under the exact stepper and needs a projection pass every step
-    /// (tests/contact_creep.rs). The iterative stepper anchors [`ANCHORED_CFM_SHARE`] of
-    /// that CFM at the load already carried (0.74 cm/s for that box). Lower the CFM where
-    /// resting velocities or the projection's cost matter.
+    /// 2.45 cm/s and needs a projection pass every step (tests/contact_creep.rs). Lower
+    /// the CFM where resting velocities or the projection's cost matter.
     pub post_stabilize: bool,
 }
 

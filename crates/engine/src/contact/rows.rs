@@ -42,23 +42,6 @@ pub(crate) fn friction_directions(
     pair.chain(polygon)
 }
 
-/// Which rows [`write_rows`] writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ContactPass {
-    /// The velocity solve's rows: normal and friction rows at the step-start witness points.
-    Velocity {
-        /// Penetration is left to post-stabilisation (ERP 0 on the normal rows).
-        projected: bool,
-        /// With `projected`: part of the resting normal rows' CFM acts only on force
-        /// above the manifold's remembered force (`RowStorage::cfm_anchor`,
-        /// [`super::ANCHORED_CFM_SHARE`] says why and how much; the iterative stepper's
-        /// choice).
-        anchored_cfm: bool,
-    },
-    /// Post-stabilisation's positional normal rows at the current poses.
-    Positional,
-}
-
 /// The witness points and normal of `point` moved with its bodies to `pose_a`, `pose_b`
 /// (post-stabilisation's positional rows).
 #[inline]
@@ -185,8 +168,8 @@ pub(crate) fn estimate_loads(
 /// normal row, then every friction row (as ODE's quickstep orders them: each Gauss-Seidel
 /// sweep then bounds friction by normal forces already updated in that sweep).
 ///
-/// In the velocity pass ([`ContactPass::Velocity`]) the points' step-start witness points
-/// are used and each point's rows and warm start are recorded; with `projected` (contacts in
+/// In the velocity pass (`positional == false`) the points' step-start witness points are
+/// used and each point's rows and warm start are recorded; with `projected` (contacts in
 /// post-stabilisation) a penetration is not corrected here (ERP 0 on it), only by the
 /// projection after the step, so the velocities get no push-out energy. In the positional
 /// pass (post-stabilisation) the witness points move with the bodies and only normal rows
@@ -196,16 +179,10 @@ pub(crate) fn write_rows(
     poses: &[Pose],
     world_softness: Softness,
     model: FrictionModel,
-    pass: ContactPass,
+    positional: bool,
+    projected: bool,
     storage: &mut RowStorage,
 ) {
-    let (positional, projected, anchored) = match pass {
-        ContactPass::Velocity {
-            projected,
-            anchored_cfm,
-        } => (false, projected, projected && anchored_cfm),
-        ContactPass::Positional => (true, true, false),
-    };
     for point in points.iter_mut() {
         let [a, b] = point.slots;
         let (pose_a, pose_b) = (poses[a as usize], poses[b as usize]);
@@ -247,15 +224,8 @@ pub(crate) fn write_rows(
         }
         let index = writer.range().start;
         point.normal_row = index;
-        // A bounce or a gap closes within the step: its force is not a steady load.
-        if anchored && point.bounce.is_none() && erp == 0.0 {
-            storage.cfm_anchor[index] = point.memory.normal;
-        }
         storage.warm_lambda[index] = point.memory.normal;
         storage.warm_state[index] = point.memory.states[0];
-    }
-    if anchored {
-        anchor_manifolds_at_their_least_force(points, storage);
     }
     if positional {
         return;
@@ -303,27 +273,6 @@ pub(crate) fn write_rows(
         } else if !range.is_empty() {
             // A changed basis invalidates the normal's set too (they are solved together).
             storage.warm_state[point.normal_row] = None;
-        }
-    }
-}
-
-/// Sets every anchored normal row of a manifold to the least remembered force of the
-/// manifold's points (points of one manifold are consecutive, `ContactPoint::source`).
-/// What lies above that share (one corner carrying more than another) keeps the plain CFM,
-/// whose yield in proportion to each corner's force is the spring that levels a box on its
-/// corners: anchored at each point's own force, the iterative S4 stack fell within 1,600
-/// steps, anchored at the manifold's least it stands (`stiction stress`).
-fn anchor_manifolds_at_their_least_force(points: &[ContactPoint], storage: &mut RowStorage) {
-    for manifold in points.chunk_by(|p, q| p.source[..2] == q.source[..2]) {
-        let least = manifold
-            .iter()
-            .map(|p| storage.cfm_anchor[p.normal_row])
-            .fold(f64::INFINITY, f64::min);
-        for point in manifold {
-            let anchor = &mut storage.cfm_anchor[point.normal_row];
-            if *anchor > 0.0 {
-                *anchor = least;
-            }
         }
     }
 }

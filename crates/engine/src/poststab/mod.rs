@@ -20,7 +20,7 @@ mod active_set;
 mod skyline;
 
 use crate::constraint::{Pose, RowStorage, Softness};
-use crate::contact::rows::{positional_error, write_rows as write_contact_rows, ContactPass};
+use crate::contact::rows::{positional_error, write_rows as write_contact_rows};
 use crate::contact::{ContactPoint, FrictionModel};
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::error::WorldError;
@@ -282,7 +282,8 @@ impl PostStabilizer {
             &hot.next_pose,
             softness,
             FrictionModel::Box,
-            ContactPass::Positional,
+            true,
+            true,
             &mut self.raw,
         );
         self.islands.build(&self.raw, &hot.dynamic, &mut self.rows);
