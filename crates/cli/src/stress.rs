@@ -2,8 +2,10 @@
 //! every step, for the failures a short test never reaches (slow drift, a solver breaking
 //! down after thousands of warm starts, energy crept in by the contact corrections).
 //!
-//! Two scenes, built by [`stiction::scenes`] like `stiction bench`:
+//! Three scenes, built by [`stiction::scenes`] like `stiction bench`:
 //! - S4 stack-20 for 30,000 steps (ten times the benchmark), with both steppers;
+//! - S1 pyramid-20 for 6,000 steps (ten times the benchmark), with the iterative stepper
+//!   (`--solver exact --scene s1` runs the exact one, at about 10 ms a step);
 //! - a pile of 5,000 spheres ([`scenes::sphere_pile`] 25 x 25 x 8, five times S2) for 1,200
 //!   steps, with the iterative stepper only: once the layers have landed the pile is one
 //!   island of tens of thousands of rows, beyond the exact stepper's dense solve.
@@ -21,7 +23,12 @@
 //! - the energy (kinetic + gravitational) never exceeds its initial value by more than the
 //!   work of lifting every body by [`ENERGY_LIFT`]: a closed system with inelastic contacts
 //!   only loses energy, so a rise beyond what the position corrections of a 0.1 mm
-//!   penetration can give is energy the solver made up.
+//!   penetration can give is energy the solver made up;
+//! - a structure built at rest stays at rest: the top box of S4 and S1 stays within
+//!   [`STACK_REST_DRIFT`] and [`PYRAMID_REST_DRIFT`] of its start, horizontally. A stack
+//!   that falls loses far more energy than it can gain, so the energy check alone passed a
+//!   fallen tower; and a slow sway that grows (a solver feeding a rocking mode) breaks no
+//!   other invariant.
 //!
 //! Exit status 0 when every run kept every invariant, 1 when one did not (the step and the
 //! invariant are printed), 2 for bad options.
@@ -47,6 +54,15 @@ pub const ENERGY_LIFT: f64 = 0.01;
 
 /// Steps of the S4 run.
 pub const STACK_STEPS: usize = 30_000;
+/// Steps of the S1 run.
+pub const PYRAMID_STEPS: usize = 6_000;
+/// How far S4's top box may move horizontally from its start, m: 1 % of the boxes' edge.
+/// Measured (2026-11-25): exact 2e-12 m, iterative 3.8 mm after 30,000 steps.
+pub const STACK_REST_DRIFT: f64 = 0.01;
+/// How far S1's top box may move horizontally from its start, m. Measured (2026-11-25,
+/// 6,000 iterative steps): within 1.8 mm; the sway an experimental contact CFM fed
+/// (BENCHMARKS.md, sixth session) took it past 5 mm at step 2,645 and to 9.8 mm.
+pub const PYRAMID_REST_DRIFT: f64 = 0.005;
 /// Spheres along each horizontal side of the pile.
 pub const PILE_SIDE: usize = 25;
 /// Layers of the pile (25 x 25 x 8 = 5,000 spheres).
@@ -64,7 +80,7 @@ pub struct StressArgs {
     /// Stepper(s); `both` runs the pile with the iterative stepper only.
     #[arg(long, value_enum, default_value_t = BenchSolver::Both)]
     pub solver: BenchSolver,
-    /// Steps per run instead of each scene's own (S4: 30000, pile: 1200).
+    /// Steps per run instead of each scene's own (S4: 30000, S1: 6000, pile: 1200).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub steps: Option<u64>,
     #[command(flatten)]
@@ -74,7 +90,7 @@ pub struct StressArgs {
 const STRESS_AFTER: &str = "\
 Checks after every step: the step was accepted; every position, orientation and velocity is \
 finite; no body's centre is below the ground or outside the walls; the energy \
-(kinetic + gravitational) never exceeds its start by more than lifting every body 1 cm.
+(kinetic + gravitational) never exceeds its start by more than lifting every body 1 cm; the top box of S4 stays within 1 cm of its start horizontally, S1's within 5 mm.
 
 Exit status: 0 every run kept every invariant; 1 one did not (printed with the step); \
 2 bad options.";
@@ -84,6 +100,8 @@ Exit status: 0 every run kept every invariant; 1 one did not (printed with the s
 pub enum StressScene {
     /// S4 stack-20, 30000 steps.
     S4,
+    /// S1 pyramid-20, 6000 steps.
+    S1,
     /// 5000 spheres falling into a walled container, 1200 steps.
     Pile,
 }
@@ -135,7 +153,7 @@ pub struct Violation {
     /// The step after which it was found (1-based).
     pub step: usize,
     /// Which invariant: `step failed`, `non-finite state`, `below the ground`,
-    /// `through a wall` or `energy rise`.
+    /// `through a wall`, `energy rise` or `not at rest`.
     pub invariant: &'static str,
     /// The numbers.
     pub detail: String,
@@ -145,7 +163,7 @@ pub struct Violation {
 pub fn stress(args: StressArgs) -> Result<std::process::ExitCode, CliError> {
     let scenes = match args.scene {
         Some(scene) => vec![scene],
-        None => vec![StressScene::S4, StressScene::Pile],
+        None => vec![StressScene::S4, StressScene::S1, StressScene::Pile],
     };
     let steps = args.steps.map(|n| n as usize);
     let mut rows = Vec::new();
@@ -177,7 +195,7 @@ pub fn stress(args: StressArgs) -> Result<std::process::ExitCode, CliError> {
 fn solvers(scene: StressScene, choice: BenchSolver) -> Vec<Solver> {
     match (scene, choice) {
         (_, BenchSolver::Exact) => vec![Solver::exact()],
-        (_, BenchSolver::Iterative) | (StressScene::Pile, BenchSolver::Both) => {
+        (_, BenchSolver::Iterative) | (StressScene::Pile | StressScene::S1, BenchSolver::Both) => {
             vec![Solver::iterative()]
         }
         (StressScene::S4, BenchSolver::Both) => vec![Solver::exact(), Solver::iterative()],
@@ -194,6 +212,7 @@ fn solver_name(solver: &Solver) -> &'static str {
 fn build(scene: StressScene, solver: Solver) -> Result<Scene, stiction::WorldError> {
     match scene {
         StressScene::S4 => scenes::stack_20(solver),
+        StressScene::S1 => scenes::pyramid_20(solver),
         StressScene::Pile => {
             scenes::sphere_pile(PILE_SIDE, PILE_LAYERS, scenes::scene_settings(solver))
         }
@@ -208,22 +227,30 @@ fn stress_run(
     steps: Option<usize>,
     progress: bool,
 ) -> StressRow {
-    let (label, default_steps, walls) = match which {
-        StressScene::S4 => ("S4 stack-20", STACK_STEPS, None),
+    let (label, default_steps, walls, rest_drift) = match which {
+        StressScene::S4 => ("S4 stack-20", STACK_STEPS, None, Some(STACK_REST_DRIFT)),
+        StressScene::S1 => (
+            "S1 pyramid-20",
+            PYRAMID_STEPS,
+            None,
+            Some(PYRAMID_REST_DRIFT),
+        ),
         StressScene::Pile => (
             "pile-5000",
             PILE_STEPS,
             Some(scenes::sphere_pile_half_width(PILE_SIDE)),
+            None,
         ),
     };
     let steps = steps.unwrap_or(default_steps);
     let guard = Guard::new(&scene.world, walls);
-    // The top box of S4 (the pile's last sphere is no landmark).
+    // The top box of S4 and S1, the last body each builds (the pile's last sphere is no
+    // landmark).
     let top = scene
         .bodies
         .last()
         .copied()
-        .filter(|_| which == StressScene::S4);
+        .filter(|_| rest_drift.is_some());
     let top_position = |world: &World| top.and_then(|b| world.body(b).ok()).map(|b| b.position());
     let top_start = top_position(&scene.world);
     let mut row = StressRow {
@@ -268,11 +295,16 @@ fn stress_run(
         row.max_energy_rise = row.max_energy_rise.max(rise);
         row.final_penetration = max_penetration(&scene.world);
         row.max_penetration = row.max_penetration.max(row.final_penetration);
+        let mut drift = None;
         if let (Some(start), Some(now)) = (top_start, top_position(&scene.world)) {
-            let drift = (now - start).truncate().length();
-            row.max_top_drift = Some(row.max_top_drift.map_or(drift, |d: f64| d.max(drift)));
+            let d = (now - start).truncate().length();
+            row.max_top_drift = Some(row.max_top_drift.map_or(d, |m: f64| m.max(d)));
+            drift = Some(d);
         }
-        if let Err((invariant, detail)) = guard.check(&scene.world, &scene.bodies, rise) {
+        let checked = guard
+            .check(&scene.world, &scene.bodies, rise)
+            .and_then(|()| at_rest(drift, rest_drift));
+        if let Err((invariant, detail)) = checked {
             row.violation = Some(Violation {
                 step,
                 invariant,
@@ -294,6 +326,17 @@ fn stress_run(
         row.top_height_error = Some(end.z - start.z);
     }
     row
+}
+
+/// Whether the top box's horizontal drift `drift` (m) is within `limit`, if both are known.
+fn at_rest(drift: Option<f64>, limit: Option<f64>) -> Result<(), (&'static str, String)> {
+    match (drift, limit) {
+        (Some(d), Some(limit)) if !(d <= limit) => Err((
+            "not at rest",
+            format!("the top box moved {d:.3e} m horizontally (allowed {limit:.3e} m)"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The invariants of one run, with the initial energy they compare against.
@@ -463,5 +506,17 @@ mod tests {
         let (name, detail) = guard.check(&scene.world, &scene.bodies, 0.0).unwrap_err();
         assert_eq!(name, "through a wall");
         assert!(detail.starts_with("body 1: "), "{detail}");
+    }
+
+    #[test]
+    fn a_top_box_beyond_its_rest_drift_is_caught() {
+        assert_eq!(at_rest(Some(0.004), Some(PYRAMID_REST_DRIFT)), Ok(()));
+        let (name, detail) = at_rest(Some(0.006), Some(PYRAMID_REST_DRIFT)).unwrap_err();
+        assert_eq!(name, "not at rest");
+        assert!(detail.contains("6.000e-3 m"), "{detail}");
+        // A non-finite drift is not at rest either; no landmark or no limit checks nothing.
+        assert!(at_rest(Some(f64::NAN), Some(STACK_REST_DRIFT)).is_err());
+        assert_eq!(at_rest(None, Some(STACK_REST_DRIFT)), Ok(()));
+        assert_eq!(at_rest(Some(1.0), None), Ok(()));
     }
 }

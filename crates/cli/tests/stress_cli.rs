@@ -62,6 +62,22 @@ fn the_pile_runs_with_the_iterative_stepper_only_unless_asked() {
 }
 
 #[test]
+fn the_pyramid_runs_with_the_iterative_stepper_and_tracks_its_top_box() {
+    let stdout = success(stiction().args(["stress", "--scene", "s1", "--steps", "10", "--json"]));
+    let rows = rows(&stdout);
+    assert_eq!(rows.len(), 1, "{stdout}");
+    let row = &rows[0];
+    assert_eq!(row["scene"], "S1 pyramid-20");
+    assert_eq!(row["solver"], "iterative");
+    assert_eq!(row["bodies"], 210);
+    assert_eq!(row["steps_done"], 10);
+    assert!(row["violation"].is_null(), "{row}");
+    // Built at rest, the top box has barely moved in ten steps.
+    let drift = row["max_top_drift"].as_f64().unwrap();
+    assert!(drift < 1e-3, "{row}");
+}
+
+#[test]
 fn the_text_report_is_a_table_with_a_result_per_run() {
     let stdout = success(stiction().args(["stress", "--scene", "s4", "--steps", "5"]));
     let lines: Vec<&str> = stdout.lines().collect();
