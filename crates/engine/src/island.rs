@@ -46,6 +46,54 @@ pub(crate) struct Islands {
     last_friction: Vec<u32>,
     next_friction: Vec<u32>,
     grouped_normal: Vec<bool>,
+    /// What the last [`Self::build`] sorted, see [`Structure`].
+    last: Structure,
+    /// Each sorted row's friction index relative to its island.
+    sorted_findex: Vec<Option<usize>>,
+}
+
+/// Everything the islands and the row order depend on: each raw row's bodies, friction
+/// index and boundedness, which slots are dynamic, and the ordering options. When a step's
+/// rows have the same structure as the last build's (a resting scene, a chain, and
+/// post-stabilisation's re-measures within a step), the islands and the order are the
+/// same, and [`Islands::build`] only gathers the rows.
+#[derive(Debug, Clone, Default)]
+struct Structure {
+    valid: bool,
+    bodies: Vec<[u32; 2]>,
+    findex: Vec<Option<usize>>,
+    unbounded: Vec<bool>,
+    dynamic: Vec<bool>,
+    options: (bool, usize),
+}
+
+impl Structure {
+    fn matches(&self, raw: &RowStorage, dynamic: &[bool], options: (bool, usize)) -> bool {
+        self.valid
+            && self.options == options
+            && self.bodies == raw.bodies
+            && self.findex == raw.findex
+            && self.dynamic == dynamic
+            && self
+                .unbounded
+                .iter()
+                .enumerate()
+                .all(|(r, &u)| u == raw.is_unbounded(r))
+    }
+
+    fn record(&mut self, raw: &RowStorage, dynamic: &[bool], options: (bool, usize)) {
+        self.valid = true;
+        self.options = options;
+        self.bodies.clear();
+        self.bodies.extend_from_slice(&raw.bodies);
+        self.findex.clear();
+        self.findex.extend_from_slice(&raw.findex);
+        self.unbounded.clear();
+        self.unbounded
+            .extend((0..raw.len()).map(|r| raw.is_unbounded(r)));
+        self.dynamic.clear();
+        self.dynamic.extend_from_slice(dynamic);
+    }
 }
 
 /// The lanes the iterative stepper deals bounded rows into. Producers write a contact's
@@ -92,6 +140,17 @@ impl Islands {
     /// Finds the islands of `raw` (whose bodies index `dynamic`) and writes its rows, island
     /// by island, into `sorted`. Rows touching no dynamic body are dropped.
     pub(crate) fn build(&mut self, raw: &RowStorage, dynamic: &[bool], sorted: &mut RowStorage) {
+        let options = (self.group_contacts, self.interleave);
+        if self.last.matches(raw, dynamic, options) {
+            self.gather(raw, sorted);
+            return;
+        }
+        self.sort(raw, dynamic, sorted);
+        self.last.record(raw, dynamic, options);
+    }
+
+    /// [`Self::build`] from scratch.
+    fn sort(&mut self, raw: &RowStorage, dynamic: &[bool], sorted: &mut RowStorage) {
         let slots = dynamic.len();
         self.parent.clear();
         self.parent.extend(0..slots as u32);
@@ -202,9 +261,8 @@ impl Islands {
                 self.interleave_bounded(k, raw);
             }
         }
-        sorted.clear();
-        let origin = &self.origin;
-        let findex = origin.iter().map(|&r| {
+        self.sorted_findex.clear();
+        let findex = self.origin.iter().map(|&r| {
             let r = r as usize;
             let start = self.row_start[self.row_island[r] as usize];
             // A friction row's normal shares its bodies, hence its island.
@@ -213,7 +271,15 @@ impl Islands {
                 .filter(|&j| j != NONE as usize)
                 .map(|j| j - start)
         });
-        sorted.extend_from_rows(raw, origin, findex);
+        self.sorted_findex.extend(findex);
+        self.gather(raw, sorted);
+    }
+
+    /// Writes `raw`'s rows into `sorted` in the order found (`origin`), friction indices
+    /// made relative to their islands.
+    fn gather(&self, raw: &RowStorage, sorted: &mut RowStorage) {
+        sorted.clear();
+        sorted.extend_from_rows(raw, &self.origin, self.sorted_findex.iter().copied());
     }
 
     /// Deals island `k`'s bounded rows (in `origin`, with `new_position` kept inverse to
@@ -463,5 +529,50 @@ mod tests {
             .into_iter()
             .chain([Some(7), Some(7), None]);
         assert!(sorted.findex.iter().copied().eq(expected));
+    }
+
+    #[test]
+    fn a_build_of_the_same_structure_gathers_new_values_in_the_old_order() {
+        let dynamic = [true, true, true, false];
+        let mut raw = RowStorage::default();
+        add_row(&mut raw, 0, 1, true);
+        add_row(&mut raw, 1, 3, false);
+        add_row(&mut raw, 2, 3, true);
+        add_row(&mut raw, 0, 1, true);
+        raw.findex[3] = Some(0);
+        let mut islands = Islands {
+            group_contacts: true,
+            ..Islands::default()
+        };
+        let mut sorted = RowStorage::default();
+        islands.build(&raw, &dynamic, &mut sorted);
+        let (origin, findex) = (islands.origin.clone(), sorted.findex.clone());
+        assert_eq!(islands.len(), 2);
+        // New values, same structure: the same order and friction links, the new errors.
+        for (r, e) in raw.error.iter_mut().enumerate() {
+            *e = r as f64 + 0.5;
+        }
+        islands.build(&raw, &dynamic, &mut sorted);
+        assert!(islands.last.valid);
+        assert_eq!(islands.origin, origin);
+        assert_eq!(sorted.findex, findex);
+        let expected: Vec<f64> = origin.iter().map(|&r| r as f64 + 0.5).collect();
+        assert_eq!(sorted.error, expected);
+        // A changed structure sorts again: body 2 now joins body 1's island.
+        raw.bodies[2] = [2, 1];
+        islands.build(&raw, &dynamic, &mut sorted);
+        assert_eq!(islands.len(), 1);
+        assert_eq!(islands.bodies(0), &[0, 1, 2]);
+        // So does a body that stops being dynamic (a sleeper): rows 1 and 2 then touch
+        // body 1 only, and body 2 is in no island.
+        let asleep = [true, true, false, false];
+        islands.build(&raw, &asleep, &mut sorted);
+        assert_eq!(islands.bodies(0), &[0, 1]);
+        // And a row that becomes unbounded joins the island's front (row 1 was there).
+        assert_eq!(islands.nub(0), 1);
+        raw.lo[0] = f64::NEG_INFINITY;
+        islands.build(&raw, &asleep, &mut sorted);
+        assert_eq!(islands.nub(0), 2);
+        assert_eq!(&islands.origin[..2], &[0, 1]);
     }
 }

@@ -81,8 +81,10 @@ fn resting_stack_steps_allocate_nothing() {
 #[test]
 fn resting_pyramid_steps_allocate_nothing() {
     // The pyramid settles for a while: post-stabilisation's direct solves first run
-    // (and size their workspaces) several hundred steps in.
-    for (solver, warm, measured) in [(iterative(), 1500, 300), (exact(), 600, 60)] {
+    // (and size their workspaces) several hundred steps in (the exact stepper's pyramid:
+    // one more growth between steps 600 and 900 since the islands keep a copy of the
+    // last row structure).
+    for (solver, warm, measured) in [(iterative(), 1500, 300), (exact(), 900, 60)] {
         let scene = scenes::pyramid(5, scenes::scene_settings(solver.clone())).unwrap();
         let count = allocations_after_warm_up(scene, warm, measured);
         assert_eq!(
@@ -97,11 +99,13 @@ fn sphere_pile_steps_allocate_only_for_pairs_that_begin() {
     // A pile of spheres never quite rests (balls roll), so contact pairs begin and end
     // all the time; ended pairs' lists are reused for new ones, and only a pair beyond
     // the most the pile has had needs new ones (before that reuse: 110 allocations in
-    // 60 steps of this pile, every new pair and every half-space pair).
+    // 60 steps of this pile, every new pair and every half-space pair). The islands' copy
+    // of the last row structure (reused when a step's rows have the same) grows with the
+    // most rows the pile has had, too: 15 in these 120 steps.
     let scene = scenes::sphere_pile(4, 2, scenes::scene_settings(iterative())).unwrap();
     let count = allocations_after_warm_up(scene, 600, 120);
     assert!(
-        count <= 12,
+        count <= 20,
         "sphere pile 4 x 4 x 2: {count} allocations in 120 steps"
     );
 }

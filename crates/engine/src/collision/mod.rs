@@ -103,6 +103,15 @@ pub(crate) fn detect(
     Ok(())
 }
 
+/// The height steps (m) in which [`CollisionPipeline::order_by_height`] orders contact
+/// pairs. Ordered by exact heights, a resting pyramid's pairs of one layer traded places
+/// every step (their heights differ by the settling's nanometres), so the rows' order, and
+/// with it the islands' sort, changed every step for nothing. In 1 mm steps a layer keeps
+/// its pair order and [`crate::island::Islands::build`] reuses last step's sort (S1:
+/// islands phase 0.37 -> 0.25 ms/step). 1 cm steps made S2's projection work 6 % larger
+/// (pairs of a 1 cm band in pair order rather than by height); 1 mm steps 5 % smaller.
+const HEIGHT_QUANTUM: f64 = 0.001;
+
 /// The contact manifolds of one collider pair, kept while the pair's boxes overlap.
 #[derive(Clone)]
 pub(crate) struct PairState {
@@ -459,7 +468,9 @@ impl CollisionPipeline {
                 sum += up.dot(self.points[end].candidate.geometry.point);
                 end += 1;
             }
-            let height = sum / (end - start) as f64;
+            // In steps of HEIGHT_QUANTUM: pairs of one layer keep their pair order
+            // instead of trading places with every nanometre of settling.
+            let height = (sum / (end - start) as f64 / HEIGHT_QUANTUM).floor();
             self.runs.push((height, start as u32, end as u32));
             start = end;
         }
