@@ -246,17 +246,54 @@ pub(crate) unsafe fn row_batch(
     Some(largest_magnitude(delta))
 }
 
-/// One batch's whole Gauss-Seidel update: products, the three projected steps of each
-/// lane's block (the same operations as `stiction_lcp::pgs`'s block steps, with
-/// `constants`), `x` and the accumulators moved. Returns the largest `|delta|`, or `None`
-/// (nothing moved) if a candidate was not finite. One call per batch, everything inside
-/// compiled for AVX2.
+/// Consecutive batches of a sweep's plan, each four independent contact blocks laid out
+/// lane by lane (`crate::sparse`), with their constants and first rows, aligned.
+pub(crate) struct BatchRun<'a> {
+    pub(crate) slots: &'a [[[u32; 4]; 2]],
+    pub(crate) jacobian: &'a [LaneRows],
+    pub(crate) imj: &'a [LaneRows],
+    pub(crate) regularization: &'a [[[f64; 4]; 3]],
+    pub(crate) constants: &'a [LaneConstants],
+    pub(crate) heads: &'a [[u32; 4]],
+}
+
+/// The Gauss-Seidel updates of the batches of `run`, one after the other ([`batch`] each),
+/// in one call: a sweep of S1's 590 batches made 590 calls, whose argument passing and
+/// spills around each call cost a fifth of the kernel's own time. Returns the largest
+/// `|delta|`, or `None` at the first batch whose candidate was not finite (that batch did
+/// not move; the ones before it did).
 ///
 /// # Safety
 /// The processor must support AVX2.
 #[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(crate) unsafe fn batches(cache: &mut [Pair], run: BatchRun, x: &mut [f64]) -> Option<f64> {
+    let mut largest = 0.0f64;
+    for (k, &heads) in run.heads.iter().enumerate() {
+        let change = batch(
+            cache,
+            &run.slots[k],
+            &run.jacobian[k],
+            &run.imj[k],
+            &run.regularization[k],
+            &run.constants[k],
+            heads,
+            x,
+        )?;
+        largest = largest.max(change);
+    }
+    Some(largest)
+}
+
+/// One batch's whole Gauss-Seidel update: products, the three projected steps of each
+/// lane's block (the same operations as `stiction_lcp::pgs`'s block steps, with
+/// `constants`), `x` and the accumulators moved. Returns the largest `|delta|`, or `None`
+/// (nothing moved) if a candidate was not finite. Compiled for AVX2 and inlined into
+/// [`batches`].
+#[target_feature(enable = "avx2")]
+#[inline]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn batch(
+fn batch(
     cache: &mut [Pair],
     slots: &[[u32; 4]; 2],
     jacobian: &LaneRows,

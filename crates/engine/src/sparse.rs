@@ -399,11 +399,11 @@ impl RowOperator for SparseOperator<'_> {
     }
 
     #[inline(always)]
-    fn update_batch(
+    fn update_batches(
         &mut self,
-        index: usize,
-        heads: [u32; 4],
-        constants: &LaneConstants,
+        batches: std::ops::Range<usize>,
+        heads: &[[u32; 4]],
+        constants: &[LaneConstants],
         x: &mut [f64],
     ) -> BatchUpdate {
         #[cfg(target_arch = "x86_64")]
@@ -411,20 +411,22 @@ impl RowOperator for SparseOperator<'_> {
             let units = &lanes.blocks;
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             let moved = unsafe {
-                crate::lanes::batch(
+                crate::lanes::batches(
                     self.cache,
-                    &units.slots[index],
-                    &units.jacobian[index],
-                    &units.imj[index],
-                    &units.regularization[index],
-                    constants,
-                    heads,
+                    crate::lanes::BatchRun {
+                        slots: &units.slots[batches.clone()],
+                        jacobian: &units.jacobian[batches.clone()],
+                        imj: &units.imj[batches.clone()],
+                        regularization: &units.regularization[batches],
+                        constants,
+                        heads,
+                    },
                     x,
                 )
             };
             return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
         }
-        let _ = (index, heads, constants, x);
+        let _ = (batches, heads, constants, x);
         BatchUpdate::NotHandled
     }
 

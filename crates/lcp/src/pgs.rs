@@ -25,7 +25,7 @@
 //! Blocks (and single bounded rows) that the operator calls independent
 //! ([`RowOperator::independent_blocks`], [`RowOperator::independent_rows`]: no coupling
 //! between them) are gathered four at a time into *batches*, which the operator may update
-//! side by side in lanes ([`RowOperator::update_batch`]; the engine does it in AVX2). A
+//! side by side in lanes ([`RowOperator::update_batches`]; the engine does it in AVX2). A
 //! batch is placed where its fourth member was, so a sweep visits them in a different
 //! order than row order; within a batch the order does not matter.
 //!
@@ -136,20 +136,24 @@ pub trait RowOperator {
         let _ = batches;
     }
 
-    /// The whole update of a batch of four contact blocks: products, each block's three
-    /// projected steps with `constants` (lane `l` is block `heads[l]`), `x` and the
-    /// operator's cache moved. An operator may do it in one piece (the engine's sparse
-    /// operator does, in AVX2); the default, [`BatchUpdate::NotHandled`], has the solver
-    /// update the four blocks one after the other (the same, since they are independent).
+    /// The whole update of the consecutive batches `batches` (indices into the batches
+    /// given to [`prepare_batches`](RowOperator::prepare_batches)), one after the other,
+    /// each a batch of four contact blocks: products, each block's three projected steps
+    /// with its `constants` (lane `l` is block `heads[.][l]`), `x` and the operator's
+    /// cache moved. An operator may do it in one piece (the engine's sparse operator does,
+    /// in AVX2, one call for a run of batches instead of one per batch); the default,
+    /// [`BatchUpdate::NotHandled`], has the solver update each batch's four blocks one
+    /// after the other (the same, since they are independent). `heads` and `constants`
+    /// are the run's entries, aligned with `batches`.
     #[inline(always)]
-    fn update_batch(
+    fn update_batches(
         &mut self,
-        index: usize,
-        heads: [u32; 4],
-        constants: &LaneConstants,
+        batches: std::ops::Range<usize>,
+        heads: &[[u32; 4]],
+        constants: &[LaneConstants],
         x: &mut [f64],
     ) -> BatchUpdate {
-        let _ = (index, heads, constants, x);
+        let _ = (batches, heads, constants, x);
         BatchUpdate::NotHandled
     }
 
@@ -372,7 +376,7 @@ pub struct RowLaneConstants {
 
 /// A batch's fixed numbers, `[row][lane]` (rows: normal, first and second friction):
 /// gathered once per solve so that a sweep's lane arithmetic reads arrays of four
-/// (see [`RowOperator::update_batch`]).
+/// (see [`RowOperator::update_batches`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LaneConstants {
     /// The rows' right-hand sides `b`.
@@ -387,7 +391,7 @@ pub struct LaneConstants {
     pub hi: [[f64; 4]; 3],
 }
 
-/// What [`RowOperator::update_batch`] did.
+/// What [`RowOperator::update_batches`] did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BatchUpdate {
     /// The operator has no batch kernel of its own: the solver updates the members one by one.
@@ -408,8 +412,15 @@ enum Unit {
     /// The three unbounded rows starting at row `i` as one block (see
     /// [`RowOperator::shares_triple`]).
     Triple(u32),
-    /// Batch `j` of four independent contact blocks, updated lane by lane.
-    Batch(u32),
+    /// Batches `first .. first + count` of four independent contact blocks each, updated
+    /// lane by lane, one after the other (consecutive batches of the plan as one unit, so
+    /// the operator is called once for them; see [`RowOperator::update_batches`]).
+    Batches {
+        /// The first batch's index.
+        first: u32,
+        /// How many.
+        count: u32,
+    },
     /// Row batch `j`: four independent bounded rows of no block, updated lane by lane.
     RowBatch(u32),
 }
@@ -748,7 +759,17 @@ fn plan_sweep<O: RowOperator>(
             let independent = |h: u32| op.independent_blocks(h as usize, i);
             let complete = add_to_batch(open, i, independent, plan, Unit::Block);
             if let Some(heads) = complete {
-                plan.push(Unit::Batch(batches.len() as u32));
+                match plan.last_mut() {
+                    Some(Unit::Batches { first, count })
+                        if (*first + *count) as usize == batches.len() =>
+                    {
+                        *count += 1;
+                    }
+                    _ => plan.push(Unit::Batches {
+                        first: batches.len() as u32,
+                        count: 1,
+                    }),
+                }
                 batches.push(heads);
             }
             i += 3;
@@ -1015,8 +1036,9 @@ fn sweep<O: RowOperator>(
                 largest = largest.max(change);
                 continue;
             }
-            Unit::Batch(j) => {
-                let change = update_contact_batch(op, data, x, scratch, j as usize)?;
+            Unit::Batches { first, count } => {
+                let batches = first as usize..(first + count) as usize;
+                let change = update_contact_batches(op, data, x, scratch, batches)?;
                 largest = largest.max(change);
                 continue;
             }
@@ -1111,26 +1133,29 @@ fn update_block<O: RowOperator, const CONTACT: bool>(
     Some(largest_of(delta))
 }
 
-/// Batch `j`: the operator's own update ([`RowOperator::update_batch`]), or else its four
-/// independent blocks one after the other. Returns the largest `|delta|`, or `None` if an
-/// update was not finite.
+/// Batches `batches`: the operator's own update ([`RowOperator::update_batches`]), or else
+/// each batch's four independent blocks one after the other. Returns the largest
+/// `|delta|`, or `None` if an update was not finite.
 #[inline(always)]
-fn update_contact_batch<O: RowOperator>(
+fn update_contact_batches<O: RowOperator>(
     op: &mut O,
     data: SweepData,
     x: &mut [f64],
     scratch: &PgsScratch,
-    j: usize,
+    batches: std::ops::Range<usize>,
 ) -> Option<f64> {
-    let heads = scratch.batches[j];
-    match op.update_batch(j, heads, &scratch.lane_constants[j], x) {
+    let heads = &scratch.batches[batches.clone()];
+    let constants = &scratch.lane_constants[batches.clone()];
+    match op.update_batches(batches, heads, constants, x) {
         BatchUpdate::Moved(largest) => Some(largest),
         BatchUpdate::NonFinite => None,
         BatchUpdate::NotHandled => {
             let mut largest = 0.0f64;
-            for &h in &heads {
-                let change = update_block::<_, true>(op, data, x, scratch, h as usize)?;
-                largest = largest.max(change);
+            for batch in heads {
+                for &h in batch {
+                    let change = update_block::<_, true>(op, data, x, scratch, h as usize)?;
+                    largest = largest.max(change);
+                }
             }
             Some(largest)
         }
