@@ -205,16 +205,51 @@ fn step(
     (candidate, _mm256_sub_pd(projected, row))
 }
 
-/// One row batch's Gauss-Seidel update: four independent single rows (one per lane), each
-/// one projected step with `constants`, `x` and the accumulators moved. Returns the
-/// largest `|delta|`, or `None` (nothing moved) if a candidate was not finite.
+/// Consecutive row batches of a sweep's plan laid out lane by lane (`crate::sparse`), with
+/// their constants and rows, aligned.
+pub(crate) struct RowRun<'a> {
+    pub(crate) slots: &'a [[[u32; 4]; 2]],
+    pub(crate) jacobian: &'a [[[[f64; 4]; 12]; 1]],
+    pub(crate) imj: &'a [[[[f64; 4]; 12]; 1]],
+    pub(crate) regularization: &'a [[[f64; 4]; 1]],
+    pub(crate) constants: &'a [RowLaneConstants],
+    pub(crate) rows: &'a [[u32; 4]],
+}
+
+/// The updates of the row batches of `run`, one after the other ([`row_batch`] each), in
+/// one call (see [`batches`]). Returns the largest `|delta|`, or `None` at the first batch
+/// whose candidate was not finite (that batch did not move; the ones before it did).
 ///
 /// # Safety
 /// The processor must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
+pub(crate) unsafe fn row_batches(cache: &mut [Pair], run: RowRun, x: &mut [f64]) -> Option<f64> {
+    let mut largest = 0.0f64;
+    for (k, &rows) in run.rows.iter().enumerate() {
+        let change = row_batch(
+            cache,
+            &run.slots[k],
+            &run.jacobian[k][0],
+            &run.imj[k][0],
+            &run.regularization[k][0],
+            &run.constants[k],
+            rows,
+            x,
+        )?;
+        largest = largest.max(change);
+    }
+    Some(largest)
+}
+
+/// One row batch's Gauss-Seidel update: four independent single rows (one per lane), each
+/// one projected step with `constants`, `x` and the accumulators moved. Returns the
+/// largest `|delta|`, or `None` (nothing moved) if a candidate was not finite. Inlined
+/// into [`row_batches`].
+#[target_feature(enable = "avx2")]
+#[inline]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn row_batch(
+fn row_batch(
     cache: &mut [Pair],
     slots: &[[u32; 4]; 2],
     jacobian: &[[f64; 4]; 12],

@@ -358,11 +358,11 @@ impl RowOperator for SparseOperator<'_> {
     }
 
     #[inline(always)]
-    fn update_row_batch(
+    fn update_row_batches(
         &mut self,
-        index: usize,
-        rows: [u32; 4],
-        constants: &RowLaneConstants,
+        batches: std::ops::Range<usize>,
+        rows: &[[u32; 4]],
+        constants: &[RowLaneConstants],
         x: &mut [f64],
     ) -> BatchUpdate {
         #[cfg(target_arch = "x86_64")]
@@ -370,20 +370,22 @@ impl RowOperator for SparseOperator<'_> {
             let units = &lanes.rows;
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             let moved = unsafe {
-                crate::lanes::row_batch(
+                crate::lanes::row_batches(
                     self.cache,
-                    &units.slots[index],
-                    &units.jacobian[index][0],
-                    &units.imj[index][0],
-                    &units.regularization[index][0],
-                    constants,
-                    rows,
+                    crate::lanes::RowRun {
+                        slots: &units.slots[batches.clone()],
+                        jacobian: &units.jacobian[batches.clone()],
+                        imj: &units.imj[batches.clone()],
+                        regularization: &units.regularization[batches],
+                        constants,
+                        rows,
+                    },
                     x,
                 )
             };
             return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
         }
-        let _ = (index, rows, constants, x);
+        let _ = (batches, rows, constants, x);
         BatchUpdate::NotHandled
     }
 

@@ -170,18 +170,21 @@ pub trait RowOperator {
         let _ = batches;
     }
 
-    /// The whole update of row batch `index` (four independent rows `rows`, each one
-    /// projected Gauss-Seidel step with `constants`), or [`BatchUpdate::NotHandled`] (the
-    /// default) for the solver to take the rows one by one.
+    /// The whole update of the consecutive row batches `batches` (indices into the row
+    /// batches given to [`prepare_row_batches`](RowOperator::prepare_row_batches)), one
+    /// after the other, each four independent rows `rows[.]` taking one projected
+    /// Gauss-Seidel step with its `constants`; or [`BatchUpdate::NotHandled`] (the default)
+    /// for the solver to take the rows one by one. `rows` and `constants` are the run's
+    /// entries, aligned with `batches`.
     #[inline(always)]
-    fn update_row_batch(
+    fn update_row_batches(
         &mut self,
-        index: usize,
-        rows: [u32; 4],
-        constants: &RowLaneConstants,
+        batches: std::ops::Range<usize>,
+        rows: &[[u32; 4]],
+        constants: &[RowLaneConstants],
         x: &mut [f64],
     ) -> BatchUpdate {
-        let _ = (index, rows, constants, x);
+        let _ = (batches, rows, constants, x);
         BatchUpdate::NotHandled
     }
 
@@ -361,7 +364,7 @@ pub struct PgsScratch {
     row_constants: Vec<RowLaneConstants>,
 }
 
-/// A row batch's fixed numbers, one per lane (see [`RowOperator::update_row_batch`]).
+/// A row batch's fixed numbers, one per lane (see [`RowOperator::update_row_batches`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RowLaneConstants {
     /// The rows' right-hand sides `b`.
@@ -421,8 +424,15 @@ enum Unit {
         /// How many.
         count: u32,
     },
-    /// Row batch `j`: four independent bounded rows of no block, updated lane by lane.
-    RowBatch(u32),
+    /// Row batches `first .. first + count`, four independent bounded rows of no block
+    /// each, updated lane by lane, one after the other (see
+    /// [`RowOperator::update_row_batches`]).
+    RowBatches {
+        /// The first row batch's index.
+        first: u32,
+        /// How many.
+        count: u32,
+    },
 }
 
 /// Batches being filled at once while planning: a block that conflicts with all of them
@@ -785,7 +795,17 @@ fn plan_sweep<O: RowOperator>(
             let independent = |k: u32| op.independent_rows(k as usize, i);
             let complete = add_to_batch(open_rows, i, independent, plan, Unit::Row);
             if let Some(rows) = complete {
-                plan.push(Unit::RowBatch(row_batches.len() as u32));
+                match plan.last_mut() {
+                    Some(Unit::RowBatches { first, count })
+                        if (*first + *count) as usize == row_batches.len() =>
+                    {
+                        *count += 1;
+                    }
+                    _ => plan.push(Unit::RowBatches {
+                        first: row_batches.len() as u32,
+                        count: 1,
+                    }),
+                }
                 row_batches.push(rows);
             }
         } else {
@@ -1042,14 +1062,15 @@ fn sweep<O: RowOperator>(
                 largest = largest.max(change);
                 continue;
             }
-            Unit::RowBatch(j) => {
-                let j = j as usize;
-                let rows = scratch.row_batches[j];
-                match op.update_row_batch(j, rows, &scratch.row_constants[j], x) {
+            Unit::RowBatches { first, count } => {
+                let batches = first as usize..(first + count) as usize;
+                let rows = &scratch.row_batches[batches.clone()];
+                let constants = &scratch.row_constants[batches.clone()];
+                match op.update_row_batches(batches, rows, constants, x) {
                     BatchUpdate::Moved(change) => largest = largest.max(change),
                     BatchUpdate::NonFinite => return None,
                     BatchUpdate::NotHandled => {
-                        for &i in &rows {
+                        for &i in rows.iter().flatten() {
                             largest = largest.max(update_row(op, data, x, scratch, i as usize)?);
                         }
                     }
