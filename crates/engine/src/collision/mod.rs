@@ -3,7 +3,7 @@
 //! Each step, before any force is applied ([`crate::World::step`]):
 //!
 //! 1. **Poses**: every enabled collider's shape pose, from its body's pose and its offset.
-//! 2. **Broad phase** ([`broad_phase`]): parry's BVH gives the pairs whose AABBs (loosened
+//! 2. **Broad phase** (`broad_phase`): parry's BVH gives the pairs whose AABBs (loosened
 //!    by [`crate::ContactSettings::prediction`]) overlap; half-spaces are tested against
 //!    every box directly. Pairs on one body, between two colliders that cannot move
 //!    (static world, static or kinematic bodies), or rejected by [`CollisionGroups`] are

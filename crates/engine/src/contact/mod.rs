@@ -35,7 +35,7 @@
 //!   so the bounce is not weakened by a speculative row having stopped the bodies at
 //!   the surface.
 //! - **Persistence**: parry matches each new point to last step's by the features it
-//!   lies on (`fid1`, `fid2`) and carries [`ContactMemory`]: the forces warm-start
+//!   lies on (`fid1`, `fid2`) and carries `ContactMemory`: the forces warm-start
 //!   Gauss-Seidel, the index sets warm-start Dantzig.
 //!
 //! Forces are reported per point ([`Contact`]) and summed per body
