@@ -769,17 +769,7 @@ fn plan_sweep<O: RowOperator>(
             let independent = |h: u32| op.independent_blocks(h as usize, i);
             let complete = add_to_batch(open, i, independent, plan, Unit::Block);
             if let Some(heads) = complete {
-                match plan.last_mut() {
-                    Some(Unit::Batches { first, count })
-                        if (*first + *count) as usize == batches.len() =>
-                    {
-                        *count += 1;
-                    }
-                    _ => plan.push(Unit::Batches {
-                        first: batches.len() as u32,
-                        count: 1,
-                    }),
-                }
+                push_batch(plan, batches.len(), false);
                 batches.push(heads);
             }
             i += 3;
@@ -795,17 +785,7 @@ fn plan_sweep<O: RowOperator>(
             let independent = |k: u32| op.independent_rows(k as usize, i);
             let complete = add_to_batch(open_rows, i, independent, plan, Unit::Row);
             if let Some(rows) = complete {
-                match plan.last_mut() {
-                    Some(Unit::RowBatches { first, count })
-                        if (*first + *count) as usize == row_batches.len() =>
-                    {
-                        *count += 1;
-                    }
-                    _ => plan.push(Unit::RowBatches {
-                        first: row_batches.len() as u32,
-                        count: 1,
-                    }),
-                }
+                push_batch(plan, row_batches.len(), true);
                 row_batches.push(rows);
             }
         } else {
@@ -818,6 +798,28 @@ fn plan_sweep<O: RowOperator>(
     }
     for (rows, count) in open_rows.drain(..) {
         plan.extend(rows[..count].iter().map(|&r| Unit::Row(r)));
+    }
+}
+
+/// Puts batch `index` (a row batch with `rows`) into the plan: one more of the last unit's
+/// run if that run ends just before it, else a run of its own.
+fn push_batch(plan: &mut Vec<Unit>, index: usize, rows: bool) {
+    let index = index as u32;
+    match plan.last_mut() {
+        Some(Unit::Batches { first, count }) if !rows && *first + *count == index => {
+            *count += 1;
+        }
+        Some(Unit::RowBatches { first, count }) if rows && *first + *count == index => {
+            *count += 1;
+        }
+        _ if rows => plan.push(Unit::RowBatches {
+            first: index,
+            count: 1,
+        }),
+        _ => plan.push(Unit::Batches {
+            first: index,
+            count: 1,
+        }),
     }
 }
 
