@@ -205,15 +205,16 @@ fn step(
     (candidate, _mm256_sub_pd(projected, row))
 }
 
-/// Consecutive row batches of a sweep's plan laid out lane by lane (`crate::sparse`), with
-/// their constants and rows, aligned.
-pub(crate) struct RowRun<'a> {
+/// Consecutive batches of a sweep's plan, each four independent units of `ROWS` rows on
+/// two bodies (a contact block's three, or a single row) laid out lane by lane
+/// (`crate::sparse`), with their constants `C` and each lane's first row, aligned.
+pub(crate) struct LaneRun<'a, const ROWS: usize, C> {
     pub(crate) slots: &'a [[[u32; 4]; 2]],
-    pub(crate) jacobian: &'a [[[[f64; 4]; 12]; 1]],
-    pub(crate) imj: &'a [[[[f64; 4]; 12]; 1]],
-    pub(crate) regularization: &'a [[[f64; 4]; 1]],
-    pub(crate) constants: &'a [RowLaneConstants],
-    pub(crate) rows: &'a [[u32; 4]],
+    pub(crate) jacobian: &'a [[[[f64; 4]; 12]; ROWS]],
+    pub(crate) imj: &'a [[[[f64; 4]; 12]; ROWS]],
+    pub(crate) regularization: &'a [[[f64; 4]; ROWS]],
+    pub(crate) constants: &'a [C],
+    pub(crate) first_rows: &'a [[u32; 4]],
 }
 
 /// The updates of the row batches of `run`, one after the other ([`row_batch`] each), in
@@ -224,9 +225,13 @@ pub(crate) struct RowRun<'a> {
 /// The processor must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-pub(crate) unsafe fn row_batches(cache: &mut [Pair], run: RowRun, x: &mut [f64]) -> Option<f64> {
+pub(crate) unsafe fn row_batches(
+    cache: &mut [Pair],
+    run: LaneRun<1, RowLaneConstants>,
+    x: &mut [f64],
+) -> Option<f64> {
     let mut largest = 0.0f64;
-    for (k, &rows) in run.rows.iter().enumerate() {
+    for (k, &rows) in run.first_rows.iter().enumerate() {
         let change = row_batch(
             cache,
             &run.slots[k],
@@ -281,17 +286,6 @@ fn row_batch(
     Some(largest_magnitude(delta))
 }
 
-/// Consecutive batches of a sweep's plan, each four independent contact blocks laid out
-/// lane by lane (`crate::sparse`), with their constants and first rows, aligned.
-pub(crate) struct BatchRun<'a> {
-    pub(crate) slots: &'a [[[u32; 4]; 2]],
-    pub(crate) jacobian: &'a [LaneRows],
-    pub(crate) imj: &'a [LaneRows],
-    pub(crate) regularization: &'a [[[f64; 4]; 3]],
-    pub(crate) constants: &'a [LaneConstants],
-    pub(crate) heads: &'a [[u32; 4]],
-}
-
 /// The Gauss-Seidel updates of the batches of `run`, one after the other ([`batch`] each),
 /// in one call: a sweep of S1's 590 batches made 590 calls, whose argument passing and
 /// spills around each call cost a fifth of the kernel's own time. Returns the largest
@@ -302,9 +296,13 @@ pub(crate) struct BatchRun<'a> {
 /// The processor must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-pub(crate) unsafe fn batches(cache: &mut [Pair], run: BatchRun, x: &mut [f64]) -> Option<f64> {
+pub(crate) unsafe fn batches(
+    cache: &mut [Pair],
+    run: LaneRun<3, LaneConstants>,
+    x: &mut [f64],
+) -> Option<f64> {
     let mut largest = 0.0f64;
-    for (k, &heads) in run.heads.iter().enumerate() {
+    for (k, &heads) in run.first_rows.iter().enumerate() {
         let change = batch(
             cache,
             &run.slots[k],

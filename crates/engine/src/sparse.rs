@@ -195,6 +195,25 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
             }
         }
     }
+
+    /// Batches `batches` as one run for the AVX2 kernels, with their `constants` and each
+    /// lane's first row (`first_rows`), both aligned with `batches`.
+    #[cfg(target_arch = "x86_64")]
+    fn run<'a, C>(
+        &'a self,
+        batches: std::ops::Range<usize>,
+        constants: &'a [C],
+        first_rows: &'a [[u32; 4]],
+    ) -> crate::lanes::LaneRun<'a, ROWS, C> {
+        crate::lanes::LaneRun {
+            slots: &self.slots[batches.clone()],
+            jacobian: &self.jacobian[batches.clone()],
+            imj: &self.imj[batches.clone()],
+            regularization: &self.regularization[batches],
+            constants,
+            first_rows,
+        }
+    }
 }
 
 impl<'a> SparseOperator<'a> {
@@ -370,18 +389,7 @@ impl RowOperator for SparseOperator<'_> {
             let units = &lanes.rows;
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             let moved = unsafe {
-                crate::lanes::row_batches(
-                    self.cache,
-                    crate::lanes::RowRun {
-                        slots: &units.slots[batches.clone()],
-                        jacobian: &units.jacobian[batches.clone()],
-                        imj: &units.imj[batches.clone()],
-                        regularization: &units.regularization[batches],
-                        constants,
-                        rows,
-                    },
-                    x,
-                )
+                crate::lanes::row_batches(self.cache, units.run(batches, constants, rows), x)
             };
             return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
         }
@@ -413,18 +421,7 @@ impl RowOperator for SparseOperator<'_> {
             let units = &lanes.blocks;
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             let moved = unsafe {
-                crate::lanes::batches(
-                    self.cache,
-                    crate::lanes::BatchRun {
-                        slots: &units.slots[batches.clone()],
-                        jacobian: &units.jacobian[batches.clone()],
-                        imj: &units.imj[batches.clone()],
-                        regularization: &units.regularization[batches],
-                        constants,
-                        heads,
-                    },
-                    x,
-                )
+                crate::lanes::batches(self.cache, units.run(batches, constants, heads), x)
             };
             return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
         }

@@ -526,6 +526,7 @@ impl CollisionPipeline {
             }
         }
     }
+
     /// Forgets every pair involving the collider in `slot` (removed or moved between
     /// bodies).
     pub(crate) fn forget_collider(&mut self, handle: ColliderHandle) {
