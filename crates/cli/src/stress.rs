@@ -295,11 +295,11 @@ fn stress_run(
         row.max_energy_rise = row.max_energy_rise.max(rise);
         row.final_penetration = max_penetration(&scene.world);
         row.max_penetration = row.max_penetration.max(row.final_penetration);
-        let mut drift = None;
-        if let (Some(start), Some(now)) = (top_start, top_position(&scene.world)) {
-            let d = (now - start).truncate().length();
+        let drift = top_start
+            .zip(top_position(&scene.world))
+            .map(|(start, now)| (now - start).truncate().length());
+        if let Some(d) = drift {
             row.max_top_drift = Some(row.max_top_drift.map_or(d, |m: f64| m.max(d)));
-            drift = Some(d);
         }
         let checked = guard
             .check(&scene.world, &scene.bodies, rise)
