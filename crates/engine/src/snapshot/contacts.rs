@@ -60,6 +60,10 @@ pub(crate) struct PairRecord {
     manifolds: Vec<ManifoldRecord>,
     /// parry's bookkeeping for composite shapes (which part's manifold is which).
     workspace: Option<ContactManifoldsWorkspace>,
+    /// The height step the pair's points were last ordered by (absent from files written
+    /// before it existed: the pair is then ordered by its height alone).
+    #[serde(default)]
+    height_step: Option<f64>,
 }
 
 impl PairRecord {
@@ -108,6 +112,7 @@ impl PairRecord {
             colliders: pair.colliders.map(HandleRecord::of),
             manifolds,
             workspace: pair.workspace.clone(),
+            height_step: pair.height_step,
         }
     }
 
@@ -122,6 +127,9 @@ impl PairRecord {
         }
         if self.colliders[0] == self.colliders[1] {
             return Err(invalid(field, "a pair needs two different colliders"));
+        }
+        if self.height_step.is_some_and(|h| !h.is_finite()) {
+            return Err(invalid(&format!("{field}.height_step"), "must be finite"));
         }
         if let Some(workspace) = &self.workspace {
             check_workspace(
@@ -182,6 +190,7 @@ impl PairRecord {
             colliders: self.colliders.map(HandleRecord::handle),
             manifolds,
             workspace: self.workspace,
+            height_step: self.height_step,
         })
     }
 }
