@@ -499,35 +499,45 @@ pub(crate) fn sparse_residual(
         }
         None => (lo[i], hi[i]),
     };
-    let x_inf = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let mut x_scale = x_inf;
+    // Comparisons rather than `f64::max` (whose NaN handling is three instructions on the
+    // loops' dependent chains) and reciprocals rather than four divisions a row: S1 spent
+    // 4 % of its step here. A NaN anywhere is caught by `poisoned` instead.
+    let larger = |m: f64, v: f64| if v > m { v } else { m };
+    let mut poisoned = false;
+    let (mut x_inf, mut x_scale) = (0.0f64, 0.0f64);
     for i in 0..x.len() {
         let (l, h) = bounds(i);
+        x_inf = larger(x_inf, x[i].abs());
+        poisoned |= x[i].is_nan();
         for v in [l, h] {
             if v.is_finite() {
-                x_scale = x_scale.max(v.abs());
+                x_scale = larger(x_scale, v.abs());
             }
         }
     }
-    let x_scale = x_scale.max(f64::MIN_POSITIVE);
-    let b_inf = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let w_scale = b_inf.max(op.max_diagonal() * x_inf).max(f64::MIN_POSITIVE);
+    let x_scale = larger(larger(x_scale, x_inf), f64::MIN_POSITIVE);
+    let b_inf = b.iter().fold(0.0f64, |m, v| larger(m, v.abs()));
+    let w_scale = larger(larger(b_inf, op.max_diagonal() * x_inf), f64::MIN_POSITIVE);
+    let (per_x, per_w) = (1.0 / x_scale, 1.0 / w_scale);
     let mut residual = Residual::default();
     for i in 0..x.len() {
         let (l, h) = bounds(i);
         let w = op.row_times_vector(i, x) - b[i];
-        residual.bound = residual
-            .bound
-            .max((l - x[i]).max(x[i] - h).max(0.0) / x_scale);
-        let (xs, ws) = (x[i] / x_scale, w / w_scale);
-        // max/min rather than clamp: never panics, even on inverted bounds.
-        let natural = xs - (xs - ws).max(l / x_scale).min(h / x_scale);
-        residual.complementarity = residual.complementarity.max(natural.abs());
+        let outside = larger(larger(l - x[i], x[i] - h), 0.0) * per_x;
+        residual.bound = larger(residual.bound, outside);
+        let (xs, ws) = (x[i] * per_x, w * per_w);
+        // Compare-selects rather than clamp: never panics, even on inverted bounds.
+        let (lower, upper) = (l * per_x, h * per_x);
+        let step = xs - ws;
+        let raised = if step < lower { lower } else { step };
+        let projected = if raised > upper { upper } else { raised };
+        let natural = (xs - projected).abs();
+        poisoned |= natural.is_nan();
+        residual.complementarity = larger(residual.complementarity, natural);
     }
-    for v in [&mut residual.bound, &mut residual.complementarity] {
-        if v.is_nan() {
-            *v = f64::INFINITY;
-        }
+    if poisoned || !(x_inf.is_finite() && w_scale.is_finite()) {
+        residual.bound = f64::INFINITY;
+        residual.complementarity = f64::INFINITY;
     }
     residual
 }
