@@ -179,6 +179,79 @@ impl RowStorage {
         self.lambda.clear();
     }
 
+    /// Appends `rows` empty rows (zero Jacobians, forces and warm starts, no friction
+    /// index) for a producer that fills them by index with [`Self::set`]; returns the first
+    /// one's index. Contacts write their rows this way: one pass over the points, each
+    /// array grown once, instead of thirteen checked pushes per row.
+    pub(crate) fn grow(&mut self, rows: usize) -> usize {
+        let first = self.len();
+        let len = first + rows;
+        self.bodies.resize(len, [0; 2]);
+        self.jacobian.resize(len, JacobianRow::default());
+        for column in [
+            &mut self.error,
+            &mut self.target_velocity,
+            &mut self.erp,
+            &mut self.cfm,
+            &mut self.lo,
+            &mut self.hi,
+            &mut self.warm_lambda,
+            &mut self.lambda,
+        ] {
+            column.resize(len, 0.0);
+        }
+        self.findex.resize(len, None);
+        self.stabilize.resize(len, false);
+        self.warm_state.resize(len, None);
+        first
+    }
+
+    /// Writes `row` of bodies `bodies` at index `i` (grown by [`Self::grow`]), with
+    /// `softness` unless the row sets its own and friction index `findex` (absolute); warm
+    /// starts are left as they are.
+    #[inline]
+    pub(crate) fn set(
+        &mut self,
+        i: usize,
+        bodies: [u32; 2],
+        row: &Row,
+        softness: Softness,
+        findex: Option<usize>,
+    ) {
+        let softness = row.softness.unwrap_or(softness);
+        self.bodies[i] = bodies;
+        self.jacobian[i] = row.jacobian;
+        self.error[i] = row.error;
+        self.target_velocity[i] = row.target_velocity;
+        self.erp[i] = softness.erp;
+        self.cfm[i] = softness.cfm;
+        self.lo[i] = row.lo;
+        self.hi[i] = row.hi;
+        self.findex[i] = findex;
+        self.stabilize[i] = row.stabilize;
+    }
+
+    /// Keeps the first `len` rows.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.bodies.truncate(len);
+        self.jacobian.truncate(len);
+        for column in [
+            &mut self.error,
+            &mut self.target_velocity,
+            &mut self.erp,
+            &mut self.cfm,
+            &mut self.lo,
+            &mut self.hi,
+            &mut self.warm_lambda,
+            &mut self.lambda,
+        ] {
+            column.truncate(len);
+        }
+        self.findex.truncate(len);
+        self.stabilize.truncate(len);
+        self.warm_state.truncate(len);
+    }
+
     /// A writer appending the rows of one producer acting on body slots `bodies` at `poses`,
     /// with `softness` for rows that do not set their own. With `positional_only`, rows not
     /// marked [`Row::stabilize`] are dropped (the post-stabilisation pass).

@@ -1,7 +1,7 @@
 //! Contact points to rows (the equations are in [`crate::contact`]) and forces back.
 
-use crate::constraint::parts::{linear_row, plane_basis};
-use crate::constraint::{Pose, RowStorage, Softness};
+use crate::constraint::parts::{linear_jacobian_at, plane_basis};
+use crate::constraint::{Pose, Row, RowStorage, Softness};
 use crate::contact::{Contact, ContactPoint, ContactWrench, FrictionModel};
 use crate::math::Vec3;
 use crate::world::hot::Pair;
@@ -183,19 +183,29 @@ pub(crate) fn write_rows(
     projected: bool,
     storage: &mut RowStorage,
 ) {
-    for point in points.iter_mut() {
+    // One pass over the points (a point is a few hundred bytes; S1 has 2,360 of them),
+    // each writing its normal row at `base + p` and its friction rows after all normals:
+    // the arrays are grown once for the most rows the points can have, and cut to the rows
+    // written at the end.
+    let directions = match model {
+        FrictionModel::PolygonalCone { edges } => edges,
+        FrictionModel::Box | FrictionModel::CoulombCone => 2,
+    };
+    let n = points.len();
+    let most = if positional { n } else { n * (1 + directions) };
+    let base = storage.grow(most);
+    let mut next_friction = base + n;
+    for (p, point) in points.iter_mut().enumerate() {
         let [a, b] = point.slots;
-        let (pose_a, pose_b) = (poses[a as usize], poses[b as usize]);
+        let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
         let c = &point.candidate;
         let softness = c.softness.unwrap_or(world_softness);
         let (anchors, normal) = if positional {
-            positional_frame(point, pose_a, pose_b)
+            positional_frame(point, *pose_a, *pose_b)
         } else {
             (point.anchors, c.geometry.normal)
         };
-        let mut writer = storage.writer([a, b], [pose_a, pose_b], softness, positional);
-        let mut row =
-            linear_row(&writer, -normal, anchors[0], anchors[1]).bounded(0.0, f64::INFINITY);
+        let mut row = axis_row(pose_a, pose_b, -normal, anchors).bounded(0.0, f64::INFINITY);
         if positional {
             // Leave PROJECTION_SLOP of penetration to the projection: resting contacts
             // then need no pass every step to undo the CFM's yield.
@@ -218,47 +228,35 @@ pub(crate) fn write_rows(
         if (erp, cfm) != (softness.erp, softness.cfm) && !positional {
             row = row.softness(Softness { erp, cfm });
         }
-        writer.push(row);
+        let index = base + p;
+        storage.set(index, [a, b], &row, softness, None);
         if positional {
             continue;
         }
-        let index = writer.range().start;
         point.normal_row = index;
         storage.warm_lambda[index] = point.memory.normal;
         storage.warm_state[index] = point.memory.states[0];
-    }
-    if positional {
-        return;
-    }
-    for point in points.iter_mut() {
-        let [a, b] = point.slots;
-        let (pose_a, pose_b) = (poses[a as usize], poses[b as usize]);
-        let c = &point.candidate;
-        let softness = c.softness.unwrap_or(world_softness);
+
         let [p_a, p_b] = point.anchors;
         let [t1, t2] = point.tangents;
-        let mut writer = storage.writer([a, b], [pose_a, pose_b], softness, false);
+        let start = next_friction;
         if c.friction > 0.0 {
             for direction in friction_directions(model, t1, t2) {
-                // Bounded like a friction row; the coupling to the normal row (written by
-                // another writer) is set below.
-                let mut row = linear_row(&writer, -direction, p_a, p_b);
                 // Friction acts on velocity only: parry keeps the witness points of a
                 // coherent manifold fixed to the bodies, and their tangential offset as a
                 // position error would act as a stiff anchor spring (which, like ERP on the
                 // normal, makes tall stacks rock under Gauss-Seidel).
+                let mut row = axis_row(pose_a, pose_b, -direction, [p_a, p_b]);
                 row.error = 0.0;
                 let row = row
                     .bounded(-c.friction, c.friction)
                     .target_velocity(direction.dot(c.surface_velocity))
                     .unstabilized();
-                writer.push(row);
+                storage.set(next_friction, [a, b], &row, softness, Some(index));
+                next_friction += 1;
             }
         }
-        let range = writer.range();
-        for i in range.clone() {
-            storage.findex[i] = Some(point.normal_row);
-        }
+        let range = start..next_friction;
         point.friction_rows = range.clone();
         let memory = &point.memory;
         let box_rows = range.len() == 2 && !matches!(model, FrictionModel::PolygonalCone { .. });
@@ -272,9 +270,18 @@ pub(crate) fn write_rows(
             storage.warm_state[range.start + 1] = memory.states[2];
         } else if !range.is_empty() {
             // A changed basis invalidates the normal's set too (they are solved together).
-            storage.warm_state[point.normal_row] = None;
+            storage.warm_state[index] = None;
         }
     }
+    storage.truncate(if positional { base + n } else { next_friction });
+}
+
+/// The row along `axis` between the world points `anchors` (on A, on B) of bodies at
+/// `pose_a` and `pose_b`: [`crate::constraint::parts::linear_row`] without a writer.
+#[inline]
+fn axis_row(pose_a: &Pose, pose_b: &Pose, axis: Vec3, anchors: [Vec3; 2]) -> Row {
+    let jacobian = linear_jacobian_at(pose_a, pose_b, axis, anchors[0], anchors[1]);
+    Row::equality(jacobian, axis.dot(anchors[0] - anchors[1]))
 }
 
 /// Reads each point's forces from `storage.lambda` (raw row order), fills `contacts` with
