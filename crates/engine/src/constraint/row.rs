@@ -209,7 +209,7 @@ impl RowStorage {
     /// Writes `row` of bodies `bodies` at index `i` (grown by [`Self::grow`]), with
     /// `softness` unless the row sets its own and friction index `findex` (absolute); warm
     /// starts are left as they are.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set(
         &mut self,
         i: usize,
