@@ -25,8 +25,10 @@ use std::arch::x86_64::{
 };
 use stiction_lcp::pgs::{LaneConstants, RowLaneConstants};
 
-/// Lane-major rows of one batch: `[row][entry][lane]`, entries in Jacobian order.
-pub(crate) type LaneRows = [[[f64; 4]; 12]; 3];
+/// One row's linear Jacobian (A's; B's is its negative), lane-major: `[entry][lane]`.
+type Linear = [[f64; 4]; 3];
+/// One row's angular Jacobian or angular `M^-1 J^T`, A's then B's: `[entry][lane]`.
+type Angular = [[f64; 4]; 6];
 
 // The accumulators are read and written as six contiguous numbers (see `numbers`).
 const _: () = assert!(std::mem::size_of::<Pair>() == 6 * std::mem::size_of::<f64>());
@@ -123,18 +125,72 @@ macro_rules! scatter {
     }};
 }
 
-/// `J v` of one lane-major row, for each lane (no regularisation term).
+/// `J v` of one lane-major row in compact form, for each lane (no regularisation term),
+/// from the accumulators `v` and A's minus B's linear accumulator `relative`:
+/// `J_lin (v_a - v_b) + J_ang_a w_a + J_ang_b w_b`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn row_product(v: &[__m256d; 12], row: &[[f64; 4]; 12]) -> __m256d {
+fn row_product(
+    v: &[__m256d; 12],
+    relative: &[__m256d; 3],
+    linear: &Linear,
+    angular: &Angular,
+) -> __m256d {
     // Two running sums: half the chain of dependent additions.
     let mut sums = [_mm256_setzero_pd(); 2];
-    for (c, entries) in row.iter().enumerate() {
-        // SAFETY: `entries` is four contiguous f64 (unaligned load).
-        let j = unsafe { _mm256_loadu_pd(entries.as_ptr()) };
-        sums[c % 2] = _mm256_add_pd(sums[c % 2], _mm256_mul_pd(j, v[c]));
+    for c in 0..3 {
+        let (j, k) = (load(&linear[c]), load(&angular[c]));
+        sums[0] = _mm256_add_pd(sums[0], _mm256_mul_pd(j, relative[c]));
+        sums[1] = _mm256_add_pd(sums[1], _mm256_mul_pd(k, v[3 + c]));
+    }
+    for c in 0..3 {
+        let k = load(&angular[3 + c]);
+        sums[c % 2] = _mm256_add_pd(sums[c % 2], _mm256_mul_pd(k, v[9 + c]));
     }
     _mm256_add_pd(sums[0], sums[1])
+}
+
+/// A's minus B's linear accumulators, entry by entry (what a compact row's linear
+/// Jacobian multiplies).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn relative_linear(v: &[__m256d; 12]) -> [__m256d; 3] {
+    [
+        _mm256_sub_pd(v[0], v[6]),
+        _mm256_sub_pd(v[1], v[7]),
+        _mm256_sub_pd(v[2], v[8]),
+    ]
+}
+
+/// The accumulators' change `M^-1 J^T delta` of `ROWS` compact rows with changes `delta`:
+/// the rows' linear impulse times each body's inverse mass (B's stored negated), and the
+/// angular `M^-1 J^T` times the changes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn change<const ROWS: usize>(
+    linear: &[Linear; ROWS],
+    angular_imj: &[Angular; ROWS],
+    inverse_mass: &[[f64; 4]; 2],
+    delta: &[__m256d; ROWS],
+) -> [__m256d; 12] {
+    let (mass_a, mass_b) = (load(&inverse_mass[0]), load(&inverse_mass[1]));
+    let mut change = [_mm256_setzero_pd(); 12];
+    for c in 0..3 {
+        let mut impulse = _mm256_mul_pd(load(&linear[0][c]), delta[0]);
+        let mut turn_a = _mm256_mul_pd(load(&angular_imj[0][c]), delta[0]);
+        let mut turn_b = _mm256_mul_pd(load(&angular_imj[0][3 + c]), delta[0]);
+        for k in 1..ROWS {
+            impulse = _mm256_add_pd(impulse, _mm256_mul_pd(load(&linear[k][c]), delta[k]));
+            turn_a = _mm256_add_pd(turn_a, _mm256_mul_pd(load(&angular_imj[k][c]), delta[k]));
+            let m = load(&angular_imj[k][3 + c]);
+            turn_b = _mm256_add_pd(turn_b, _mm256_mul_pd(m, delta[k]));
+        }
+        change[c] = _mm256_mul_pd(impulse, mass_a);
+        change[3 + c] = turn_a;
+        change[6 + c] = _mm256_mul_pd(impulse, mass_b);
+        change[9 + c] = turn_b;
+    }
+    change
 }
 
 /// Loads four contiguous f64.
@@ -206,12 +262,14 @@ fn step(
 }
 
 /// Consecutive batches of a sweep's plan, each four independent units of `ROWS` rows on
-/// two bodies (a contact block's three, or a single row) laid out lane by lane
-/// (`crate::sparse`), with their constants `C` and each lane's first row, aligned.
+/// two bodies (a contact block's three, or a single row) laid out lane by lane in compact
+/// form (`crate::sparse`), with their constants `C` and each lane's first row, aligned.
 pub(crate) struct LaneRun<'a, const ROWS: usize, C> {
     pub(crate) slots: &'a [[[u32; 4]; 2]],
-    pub(crate) jacobian: &'a [[[[f64; 4]; 12]; ROWS]],
-    pub(crate) imj: &'a [[[[f64; 4]; 12]; ROWS]],
+    pub(crate) linear: &'a [[Linear; ROWS]],
+    pub(crate) angular: &'a [[Angular; ROWS]],
+    pub(crate) angular_imj: &'a [[Angular; ROWS]],
+    pub(crate) inverse_mass: &'a [[[f64; 4]; 2]],
     pub(crate) regularization: &'a [[[f64; 4]; ROWS]],
     pub(crate) constants: &'a [C],
     pub(crate) first_rows: &'a [[u32; 4]],
@@ -232,16 +290,7 @@ pub(crate) unsafe fn row_batches(
 ) -> Option<f64> {
     let mut largest = 0.0f64;
     for (k, &rows) in run.first_rows.iter().enumerate() {
-        let change = row_batch(
-            cache,
-            &run.slots[k],
-            &run.jacobian[k][0],
-            &run.imj[k][0],
-            &run.regularization[k][0],
-            &run.constants[k],
-            rows,
-            x,
-        )?;
+        let change = row_batch(cache, &run, k, rows, x)?;
         largest = largest.max(change);
     }
     Some(largest)
@@ -253,24 +302,22 @@ pub(crate) unsafe fn row_batches(
 /// into [`row_batches`].
 #[target_feature(enable = "avx2")]
 #[inline]
-#[allow(clippy::too_many_arguments)]
 fn row_batch(
     cache: &mut [Pair],
-    slots: &[[u32; 4]; 2],
-    jacobian: &[[f64; 4]; 12],
-    imj: &[[f64; 4]; 12],
-    regularization: &[f64; 4],
-    constants: &RowLaneConstants,
+    run: &LaneRun<1, RowLaneConstants>,
+    k: usize,
     rows: [u32; 4],
     x: &mut [f64],
 ) -> Option<f64> {
     let rows = rows.map(|r| r as usize);
+    let slots = &run.slots[k];
     let v = gather(cache, slots);
+    let relative = relative_linear(&v);
     let now = gather_x(x, &rows, 0);
-    let c = constants;
+    let c = &run.constants[k];
     let ax = _mm256_add_pd(
-        row_product(&v, jacobian),
-        _mm256_mul_pd(load(regularization), now),
+        row_product(&v, &relative, &run.linear[k][0], &run.angular[k][0]),
+        _mm256_mul_pd(load(&run.regularization[k][0]), now),
     );
     let r = _mm256_sub_pd(load(&c.b), ax);
     let (candidate, delta) = step(now, r, load(&c.relaxed), load(&c.lo), load(&c.hi));
@@ -278,10 +325,12 @@ fn row_batch(
         return None;
     }
     scatter_x(x, &rows, 0, _mm256_add_pd(now, delta));
-    let mut change = [_mm256_setzero_pd(); 12];
-    for (entry, m) in change.iter_mut().zip(imj) {
-        *entry = _mm256_mul_pd(load(m), delta);
-    }
+    let change = change(
+        &run.linear[k],
+        &run.angular_imj[k],
+        &run.inverse_mass[k],
+        &[delta],
+    );
     scatter!(cache, slots, &change);
     Some(largest_magnitude(delta))
 }
@@ -303,16 +352,7 @@ pub(crate) unsafe fn batches(
 ) -> Option<f64> {
     let mut largest = 0.0f64;
     for (k, &heads) in run.first_rows.iter().enumerate() {
-        let change = batch(
-            cache,
-            &run.slots[k],
-            &run.jacobian[k],
-            &run.imj[k],
-            &run.regularization[k],
-            &run.constants[k],
-            heads,
-            x,
-        )?;
+        let change = batch(cache, &run, k, heads, x)?;
         largest = largest.max(change);
     }
     Some(largest)
@@ -325,25 +365,24 @@ pub(crate) unsafe fn batches(
 /// [`batches`].
 #[target_feature(enable = "avx2")]
 #[inline]
-#[allow(clippy::too_many_arguments)]
 fn batch(
     cache: &mut [Pair],
-    slots: &[[u32; 4]; 2],
-    jacobian: &LaneRows,
-    imj: &LaneRows,
-    regularization: &[[f64; 4]; 3],
-    constants: &LaneConstants,
+    run: &LaneRun<3, LaneConstants>,
+    index: usize,
     heads: [u32; 4],
     x: &mut [f64],
 ) -> Option<f64> {
     let h = heads.map(|h| h as usize);
     let rows = [gather_x(x, &h, 0), gather_x(x, &h, 1), gather_x(x, &h, 2)];
+    let slots = &run.slots[index];
     let v = gather(cache, slots);
-    let c = constants;
+    let relative = relative_linear(&v);
+    let (linear, angular) = (&run.linear[index], &run.angular[index]);
+    let (regularization, c) = (&run.regularization[index], &run.constants[index]);
     let mut residual = [_mm256_setzero_pd(); 3];
     for k in 0..3 {
         let own = _mm256_mul_pd(load(&regularization[k]), rows[k]);
-        let ax = _mm256_add_pd(row_product(&v, &jacobian[k]), own);
+        let ax = _mm256_add_pd(row_product(&v, &relative, &linear[k], &angular[k]), own);
         residual[k] = _mm256_sub_pd(load(&c.b[k]), ax);
     }
     let sign = _mm256_set1_pd(-0.0);
@@ -373,14 +412,12 @@ fn batch(
     for k in 0..3 {
         scatter_x(x, &h, k, _mm256_add_pd(rows[k], delta[k]));
     }
-    let mut change = [_mm256_setzero_pd(); 12];
-    for (c, entry) in change.iter_mut().enumerate() {
-        let first = _mm256_add_pd(
-            _mm256_mul_pd(load(&imj[0][c]), d_n),
-            _mm256_mul_pd(load(&imj[1][c]), d_1),
-        );
-        *entry = _mm256_add_pd(first, _mm256_mul_pd(load(&imj[2][c]), d_2));
-    }
+    let change = change(
+        linear,
+        &run.angular_imj[index],
+        &run.inverse_mass[index],
+        &delta,
+    );
     scatter!(cache, slots, &change);
     let magnitude = |d: __m256d| _mm256_andnot_pd(sign, d);
     let largest = _mm256_max_pd(

@@ -688,7 +688,7 @@ fn solve_iterative(
         s.islands.bodies(k),
         &mut s.hot.cache,
     )
-    .with_batches(&mut s.lanes, &s.hot.dynamic);
+    .with_batches(&mut s.lanes, &s.hot.dynamic, &s.hot.inverse_mass);
     let (b, lo, hi) = (
         &s.b[range.clone()],
         &s.rows.lo[range.clone()],

@@ -537,7 +537,7 @@ impl PostStabilizer {
             self.islands.bodies(k),
             &mut hot.cache,
         )
-        .with_batches(&mut self.lanes, &hot.dynamic);
+        .with_batches(&mut self.lanes, &hot.dynamic, &hot.inverse_mass);
         let findex = &self.rows.findex[range.clone()];
         let outcome = pgs_sweeps(
             &mut op,
