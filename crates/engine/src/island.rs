@@ -50,6 +50,8 @@ pub(crate) struct Islands {
     last: Structure,
     /// Each sorted row's friction index relative to its island.
     sorted_findex: Vec<Option<usize>>,
+    /// Whether the last [`Self::build`] kept the islands and order of the one before.
+    reused: bool,
 }
 
 /// Everything the islands and the row order depend on: each raw row's bodies, friction
@@ -112,6 +114,13 @@ impl Structure {
 pub(crate) const INTERLEAVE: usize = 4;
 
 impl Islands {
+    /// Whether the last build had the same structure as the one before (see
+    /// [`Structure`]): each island's rows then have the same bodies, friction indices and
+    /// boundedness, in the same order, as in that build.
+    pub(crate) fn reused(&self) -> bool {
+        self.reused
+    }
+
     /// Number of islands.
     pub(crate) fn len(&self) -> usize {
         self.nub.len()
@@ -141,7 +150,8 @@ impl Islands {
     /// by island, into `sorted`. Rows touching no dynamic body are dropped.
     pub(crate) fn build(&mut self, raw: &RowStorage, dynamic: &[bool], sorted: &mut RowStorage) {
         let options = (self.group_contacts, self.interleave);
-        if self.last.matches(raw, dynamic, options) {
+        self.reused = self.last.matches(raw, dynamic, options);
+        if self.reused {
             self.gather(raw, sorted);
             return;
         }

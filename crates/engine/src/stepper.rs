@@ -101,7 +101,9 @@ pub(crate) struct StepScratch {
     /// One island's forces during its solve.
     x: Vec<f64>,
     guess: Vec<IndexState>,
-    pgs: PgsScratch,
+    /// The iterative stepper's Gauss-Seidel scratch per island, so that an island whose
+    /// structure is unchanged keeps its sweep plan (`PgsScratch::assume_same_structure`).
+    island_pgs: Vec<PgsScratch>,
     dantzig: DantzigSolver,
     /// The last dense island solve's answer (its vectors reused between solves).
     report: SolveReport,
@@ -695,6 +697,13 @@ fn solve_iterative(
         &s.rows.hi[range.clone()],
     );
     let findex = &s.rows.findex[range.clone()];
+    if s.island_pgs.len() <= k {
+        s.island_pgs.resize_with(k + 1, PgsScratch::new);
+    }
+    let pgs = &mut s.island_pgs[k];
+    if s.islands.reused() {
+        pgs.assume_same_structure();
+    }
     let outcome = pgs_sweeps(
         &mut op,
         b,
@@ -706,7 +715,7 @@ fn solve_iterative(
             coulomb_cone,
             ..settings.pgs_options()
         },
-        &mut s.pgs,
+        pgs,
     )
     .map_err(solver_error)?;
     let residual = sparse_residual(&op, b, lo, hi, findex, &s.x).max();

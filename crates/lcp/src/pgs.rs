@@ -362,6 +362,11 @@ pub struct PgsScratch {
     open_rows: Vec<([u32; 4], usize)>,
     /// Per row batch, its fixed numbers lane by lane.
     row_constants: Vec<RowLaneConstants>,
+    /// The size of the problem the plan (blocks, batches, order) was made for, if it may
+    /// be kept for a problem of the same structure (no frozen rows, no Coulomb pairs).
+    planned: Option<usize>,
+    /// Set by [`PgsScratch::assume_same_structure`] for the next solve.
+    same_structure: bool,
 }
 
 /// A row batch's fixed numbers, one per lane (see [`RowOperator::update_row_batches`]).
@@ -450,6 +455,20 @@ impl PgsScratch {
         let mut s = Self::default();
         s.resize(n);
         s
+    }
+
+    /// Declares that the next [`pgs_sweeps`] with this scratch solves a problem with the
+    /// same structure as the last one: the same size, friction indices and unbounded
+    /// rows, and an operator that gives the same answers about which rows share their
+    /// bodies and may be batched ([`RowOperator::shares_triple`],
+    /// [`RowOperator::independent_blocks`], [`RowOperator::independent_rows`]); only its
+    /// numbers changed (a resting scene's next step). The solve then keeps the last sweep
+    /// plan and only refreshes the blocks' couplings, unless a row is frozen, a coupling is
+    /// not finite, the size differs, or Coulomb pairs are on: then it plans afresh. The
+    /// caller answers for the rest: a wrong declaration sweeps in a stale order, with
+    /// batches that may no longer be independent.
+    pub fn assume_same_structure(&mut self) {
+        self.same_structure = true;
     }
 
     fn resize(&mut self, n: usize) {
@@ -654,6 +673,9 @@ fn prepare<O: RowOperator>(
     scratch: &mut PgsScratch,
 ) -> usize {
     let n = op.len();
+    let reuse = std::mem::take(&mut scratch.same_structure)
+        && !options.coulomb_cone
+        && scratch.planned == Some(n);
     scratch.resize(n);
     let mut frozen = 0;
     for i in 0..n {
@@ -665,13 +687,40 @@ fn prepare<O: RowOperator>(
             0.0
         };
     }
+    // A kept plan had no frozen rows (`planned` is only set then) and has none now, so its
+    // blocks and batches are still made of free rows.
+    if reuse && frozen == 0 && refresh_couplings(op, scratch) {
+        return 0;
+    }
     scratch.partner.fill(NONE);
     if options.coulomb_cone {
         find_cone_pairs(op, hi, findex, scratch);
     }
     find_blocks(op, lo, hi, findex, scratch);
     plan_sweep(op, lo, hi, findex, scratch);
+    scratch.planned = (frozen == 0 && !options.coulomb_cone).then_some(n);
     frozen
+}
+
+/// The couplings of the kept plan's blocks from the operator's current numbers; `false`
+/// (some blocks already refreshed) if one is missing or not finite, for a fresh plan.
+fn refresh_couplings<O: RowOperator>(op: &O, scratch: &mut PgsScratch) -> bool {
+    for (i, block) in scratch.block.iter_mut().enumerate() {
+        let Some(couplings) = block else { continue };
+        let fresh = [
+            op.off_diagonal(i + 1, i),
+            op.off_diagonal(i + 2, i),
+            op.off_diagonal(i + 2, i + 1),
+        ];
+        let [Some(a), Some(b), Some(c)] = fresh else {
+            return false;
+        };
+        if !(a.is_finite() && b.is_finite() && c.is_finite()) {
+            return false;
+        }
+        *couplings = [a, b, c];
+    }
+    true
 }
 
 /// Fills [`PgsScratch::lane_constants`] for the planned batches.

@@ -981,3 +981,47 @@ fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
     assert!(rows.iter().any(|v| *v != 0.0));
     assert_same_iterates(&batched, &rows, "batched");
 }
+
+/// A solve declared to have the last one's structure (same rows and friction indices, new
+/// numbers) keeps the last sweep plan, refreshing only the blocks' couplings: it is the
+/// fresh solve to the bit. With a frozen row, or at another size, it plans afresh.
+#[test]
+fn a_kept_sweep_plan_gives_the_fresh_solve() {
+    let mut rng = Rng::new(11);
+    let first = random_contact_problem(&mut rng, 4);
+    let second = random_contact_problem(&mut rng, 4);
+    let options = PgsOptions {
+        max_iterations: 7,
+        tolerance: 0.0,
+        ..PgsOptions::default()
+    };
+    let solve = |p: &BoxedLcp, scratch: &mut PgsScratch| {
+        let mut x = vec![0.0; p.len()];
+        let mut op = DenseOperator::new(&p.a);
+        pgs_sweeps(
+            &mut op, &p.b, &p.lo, &p.hi, &p.findex, &mut x, &options, scratch,
+        )
+        .unwrap();
+        x
+    };
+    let fresh = |p: &BoxedLcp| solve(p, &mut PgsScratch::new());
+    let mut kept = PgsScratch::new();
+    let before = solve(&first, &mut kept);
+    kept.assume_same_structure();
+    let after = solve(&second, &mut kept);
+    assert_eq!(after, fresh(&second));
+    // The couplings were refreshed: the first problem's would give other iterates.
+    assert_ne!(after, before);
+
+    // A friction row frozen (zero diagonal) leaves its contact's rows out of the block.
+    let mut frozen = second.clone();
+    frozen.a[(4, 4)] = 0.0;
+    kept.assume_same_structure();
+    assert_eq!(solve(&frozen, &mut kept), fresh(&frozen));
+    // The frozen problem's plan is not kept either, and another size is planned afresh.
+    kept.assume_same_structure();
+    assert_eq!(solve(&second, &mut kept), fresh(&second));
+    let third = random_contact_problem(&mut rng, 5);
+    kept.assume_same_structure();
+    assert_eq!(solve(&third, &mut kept), fresh(&third));
+}
