@@ -24,22 +24,52 @@ const PROJECTION_SLOP: f64 = 1e-4;
 /// A pair whose normal has at least this component along "up" carries weight.
 const BEARING: f64 = 0.3;
 
-/// The friction directions of a contact with tangents `t1`, `t2` under `model`.
-pub(crate) fn friction_directions(
-    model: FrictionModel,
-    t1: Vec3,
-    t2: Vec3,
-) -> impl Iterator<Item = Vec3> {
+/// The friction directions of a contact with tangents `t1`, `t2` under `model`: `t1`, `t2`
+/// for box friction and the Coulomb cone, else the polygon's edge directions.
+pub(crate) fn friction_directions(model: FrictionModel, t1: Vec3, t2: Vec3) -> FrictionDirections {
     let edges = match model {
         FrictionModel::PolygonalCone { edges } => edges,
         FrictionModel::Box | FrictionModel::CoulombCone => 0,
     };
-    let polygon = (0..edges).map(move |j| {
-        let angle = std::f64::consts::TAU * j as f64 / edges as f64;
-        t1 * angle.cos() + t2 * angle.sin()
-    });
-    let pair = (edges == 0).then_some([t1, t2]).into_iter().flatten();
-    pair.chain(polygon)
+    FrictionDirections {
+        t1,
+        t2,
+        edges,
+        next: 0,
+    }
+}
+
+/// The iterator of [`friction_directions`]: a plain counter rather than a chain of
+/// adapters (the contact writer takes two directions per point, thousands of times a step).
+pub(crate) struct FrictionDirections {
+    t1: Vec3,
+    t2: Vec3,
+    /// The polygon's edges, or 0 for the pair `t1`, `t2`.
+    edges: usize,
+    next: usize,
+}
+
+impl Iterator for FrictionDirections {
+    type Item = Vec3;
+
+    #[inline]
+    fn next(&mut self) -> Option<Vec3> {
+        let j = self.next;
+        if self.edges == 0 {
+            self.next += 1;
+            return match j {
+                0 => Some(self.t1),
+                1 => Some(self.t2),
+                _ => None,
+            };
+        }
+        if j >= self.edges {
+            return None;
+        }
+        self.next += 1;
+        let angle = std::f64::consts::TAU * j as f64 / self.edges as f64;
+        Some(self.t1 * angle.cos() + self.t2 * angle.sin())
+    }
 }
 
 /// The witness points and normal of `point` moved with its bodies to `pose_a`, `pose_b`
