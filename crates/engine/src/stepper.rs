@@ -477,6 +477,9 @@ fn check_rows(
     raw: &RowStorage,
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
 ) -> Result<(), WorldError> {
+    if raw.all_finite() {
+        return Ok(());
+    }
     match (0..raw.len()).find(|&i| !raw.is_finite(i)) {
         None => Ok(()),
         Some(i) => {

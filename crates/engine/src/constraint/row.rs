@@ -321,6 +321,25 @@ impl RowStorage {
         self.findex[i].is_none() && self.lo[i] == f64::NEG_INFINITY && self.hi[i] == f64::INFINITY
     }
 
+    /// Whether every number of every row that the solver reads is usable ([`Self::is_finite`]
+    /// of all rows), column by column: `v * 0` is 0 for a finite `v` and NaN otherwise, so
+    /// one sum per column, which the compiler vectorises, tells whether any is not (S1:
+    /// 1.5 % of its step row by row).
+    pub(crate) fn all_finite(&self) -> bool {
+        fn poison(values: impl Iterator<Item = f64>) -> f64 {
+            values.fold(0.0, |sum, v| sum + v * 0.0)
+        }
+        let jacobians = poison(self.jacobian.iter().flat_map(|j| {
+            [j.linear_a, j.angular_a, j.linear_b, j.angular_b]
+                .into_iter()
+                .flat_map(|v| v.to_array())
+        }));
+        let values = poison(self.error.iter().chain(&self.target_velocity).copied());
+        // Bounds may be infinite, only not NaN.
+        let bounds = self.lo.iter().chain(&self.hi).any(|v| v.is_nan());
+        (jacobians + values).is_finite() && !bounds
+    }
+
     /// Whether every number of row `i` that the solver reads is usable.
     pub(crate) fn is_finite(&self, i: usize) -> bool {
         self.jacobian[i].is_finite()
@@ -446,5 +465,54 @@ impl RowWriter<'_> {
     /// Storage range of the rows this writer has appended.
     pub(crate) fn range(&self) -> std::ops::Range<usize> {
         self.first..self.storage.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three rows of one contact: a normal with bounds `[0, inf)` and two friction rows.
+    fn contact_rows() -> RowStorage {
+        let mut storage = RowStorage::default();
+        let pose = Pose::IDENTITY;
+        let softness = Softness {
+            erp: 0.2,
+            cfm: 1e-5,
+        };
+        let mut writer = storage.writer([0, 1], [pose, pose], softness, false);
+        let jacobian = JacobianRow {
+            linear_a: Vec3::Z,
+            angular_a: Vec3::X,
+            linear_b: -Vec3::Z,
+            angular_b: Vec3::Y,
+        };
+        let normal = writer.push(Row::equality(jacobian, -1e-3).bounded(0.0, f64::INFINITY));
+        for _ in 0..2 {
+            writer.push(Row::equality(jacobian, 0.0).friction(normal, 0.5));
+        }
+        storage
+    }
+
+    #[test]
+    fn all_finite_agrees_with_the_row_by_row_check() {
+        let clean = contact_rows();
+        assert!(clean.all_finite(), "infinite bounds are usable");
+        let rows_finite = |s: &RowStorage| (0..s.len()).all(|i| s.is_finite(i));
+        assert!(rows_finite(&clean));
+        let damaged: [fn(&mut RowStorage); 6] = [
+            |s| s.jacobian[1].angular_b.y = f64::INFINITY,
+            |s| s.jacobian[2].linear_a.x = f64::NAN,
+            |s| s.error[0] = f64::NEG_INFINITY,
+            |s| s.target_velocity[2] = f64::NAN,
+            |s| s.lo[1] = f64::NAN,
+            |s| s.hi[0] = f64::NAN,
+        ];
+        for (k, damage) in damaged.iter().enumerate() {
+            let mut rows = clean.clone();
+            damage(&mut rows);
+            assert!(!rows.all_finite(), "damage {k} not seen");
+            assert!(!rows_finite(&rows), "damage {k}");
+        }
     }
 }
