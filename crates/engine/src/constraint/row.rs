@@ -164,19 +164,7 @@ impl RowStorage {
 
     /// Removes every row, keeping the capacity.
     pub fn clear(&mut self) {
-        self.bodies.clear();
-        self.jacobian.clear();
-        self.error.clear();
-        self.target_velocity.clear();
-        self.erp.clear();
-        self.cfm.clear();
-        self.lo.clear();
-        self.hi.clear();
-        self.findex.clear();
-        self.stabilize.clear();
-        self.warm_lambda.clear();
-        self.warm_state.clear();
-        self.lambda.clear();
+        self.truncate(0);
     }
 
     /// Appends `rows` empty rows (zero Jacobians, forces and warm starts, no friction
@@ -188,16 +176,7 @@ impl RowStorage {
         let len = first + rows;
         self.bodies.resize(len, [0; 2]);
         self.jacobian.resize(len, JacobianRow::default());
-        for column in [
-            &mut self.error,
-            &mut self.target_velocity,
-            &mut self.erp,
-            &mut self.cfm,
-            &mut self.lo,
-            &mut self.hi,
-            &mut self.warm_lambda,
-            &mut self.lambda,
-        ] {
+        for column in self.number_columns() {
             column.resize(len, 0.0);
         }
         self.findex.resize(len, None);
@@ -231,11 +210,10 @@ impl RowStorage {
         self.stabilize[i] = row.stabilize;
     }
 
-    /// Keeps the first `len` rows.
-    pub(crate) fn truncate(&mut self, len: usize) {
-        self.bodies.truncate(len);
-        self.jacobian.truncate(len);
-        for column in [
+    /// The columns of one number per row (all but bodies, Jacobians, friction indices,
+    /// stabilisation flags and index sets).
+    fn number_columns(&mut self) -> [&mut Vec<f64>; 8] {
+        [
             &mut self.error,
             &mut self.target_velocity,
             &mut self.erp,
@@ -244,7 +222,14 @@ impl RowStorage {
             &mut self.hi,
             &mut self.warm_lambda,
             &mut self.lambda,
-        ] {
+        ]
+    }
+
+    /// Keeps the first `len` rows.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.bodies.truncate(len);
+        self.jacobian.truncate(len);
+        for column in self.number_columns() {
             column.truncate(len);
         }
         self.findex.truncate(len);
