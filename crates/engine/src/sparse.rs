@@ -587,7 +587,8 @@ mod tests {
     /// static body, then nine single normal rows of other bodies on that static body:
     /// every order is the same Gauss-Seidel, so batched sweeps (blocks and single rows in
     /// AVX2 lanes, where the processor has them) must give the one-at-a-time iterates, up
-    /// to the products' summation order.
+    /// to the products' summation order; and a scratch that keeps its sweep plan for the
+    /// next numbers on the same rows must give the fresh plan's iterates to the bit.
     #[test]
     fn batched_sweeps_match_single_blocks_on_independent_contacts() {
         batched_sweeps_match_single_blocks(false);
@@ -682,27 +683,25 @@ mod tests {
             tolerance: 0.0,
             ..PgsOptions::default()
         };
-        let solve = |batched: bool| {
+        let solve_with = |mass: &RowMass,
+                          inverse_mass: &[f64],
+                          b: &[f64],
+                          batched: bool,
+                          scratch: &mut PgsScratch| {
             let mut cache = vec![[Vec3::ZERO; 2]; slots];
             let mut lanes = LaneBlocks::default();
             let mut op =
-                SparseOperator::new(&rows, &mass, 0..n, &regularization, &island, &mut cache);
+                SparseOperator::new(&rows, mass, 0..n, &regularization, &island, &mut cache);
             if batched {
-                op = op.with_batches(&mut lanes, &dynamic, &inverse_mass);
+                op = op.with_batches(&mut lanes, &dynamic, inverse_mass);
             }
             let mut x = vec![0.0; n];
-            pgs_sweeps(
-                &mut op,
-                &b,
-                &lo,
-                &hi,
-                &findex,
-                &mut x,
-                &options,
-                &mut PgsScratch::new(),
-            )
-            .unwrap();
+            pgs_sweeps(&mut op, b, &lo, &hi, &findex, &mut x, &options, scratch).unwrap();
             (x, lanes)
+        };
+        let solve = |batched| {
+            let scratch = &mut PgsScratch::new();
+            solve_with(&mass, &inverse_mass, &b, batched, scratch)
         };
         let ((batched, lanes), (single, _)) = (solve(true), solve(false));
         // The lanes hold exactly this solve's batches (they only grow, from empty).
@@ -731,5 +730,21 @@ mod tests {
                 "row {i}: batched {u} against single {v}"
             );
         }
+
+        // The next step's numbers on the same structure (other masses, so other couplings
+        // and lanes; another right-hand side): a scratch that keeps its sweep plan gives
+        // the fresh solve to the bit.
+        let heavier: Vec<f64> = inverse_mass.iter().map(|w| 0.7 * w).collect();
+        let mut next = RowMass::default();
+        next.compute(&rows, &heavier, &inverse_inertia);
+        let next_b: Vec<f64> = b.iter().map(|v| 0.8 * v + 0.1).collect();
+        let mut kept = PgsScratch::new();
+        solve_with(&mass, &inverse_mass, &b, true, &mut kept);
+        kept.assume_same_structure();
+        let (reused, _) = solve_with(&next, &heavier, &next_b, true, &mut kept);
+        let fresh = &mut PgsScratch::new();
+        let (planned, _) = solve_with(&next, &heavier, &next_b, true, fresh);
+        assert_eq!(reused, planned);
+        assert_ne!(reused, batched);
     }
 }
