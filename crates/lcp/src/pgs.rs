@@ -27,7 +27,10 @@
 //! between them) are gathered four at a time into *batches*, which the operator may update
 //! side by side in lanes ([`RowOperator::update_batches`]; the engine does it in AVX2). A
 //! batch is placed where its fourth member was, so a sweep visits them in a different
-//! order than row order; within a batch the order does not matter.
+//! order than row order; within a batch the order does not matter. Blocks, batches and the
+//! order are the sweep *plan*; a caller solving a problem of the same structure as the last
+//! one with the same scratch (a resting scene's next step) may keep it
+//! ([`PgsScratch::assume_same_structure`]), and only the blocks' couplings are read again.
 //!
 //! The solver only reads `A` through a [`RowOperator`], so the engine can run it on sparse
 //! Jacobian rows without ever forming `A` ([`pgs_sweeps`], allocation-free once its
