@@ -127,8 +127,9 @@ pub(crate) struct PairState {
     pub(crate) manifolds: Vec<ContactManifold<(), ContactMemory>>,
     pub(crate) workspace: Option<ContactManifoldsWorkspace>,
     /// The height step ([`HEIGHT_QUANTUM`]s, a whole number) the pair's points were
-    /// ordered by last step, kept while their mean height stays within half a step of it
-    /// (see [`CollisionPipeline::order_by_height`]); `None` before the pair had points.
+    /// ordered by last step, kept while their mean height stays within
+    /// [`HEIGHT_HYSTERESIS`] of it (see [`CollisionPipeline::order_by_height`]); `None`
+    /// before the pair had points.
     pub(crate) height_step: Option<f64>,
 }
 

@@ -132,7 +132,19 @@ pub fn angular_jacobian(axis: Vec3) -> JacobianRow {
 /// One linear row along `axis` (unit, world) between the world anchors, with error
 /// `axis . (anchor_a - anchor_b)`: the building block of sliders, limits and contact normals.
 pub fn linear_row(writer: &RowWriter, axis: Vec3, anchor_a: Vec3, anchor_b: Vec3) -> Row {
-    let jacobian = linear_jacobian(writer, axis, anchor_a, anchor_b);
+    linear_row_at(writer.pose_a(), writer.pose_b(), axis, anchor_a, anchor_b)
+}
+
+/// [`linear_row`] for bodies at `pose_a` and `pose_b` (without a writer: the contact rows,
+/// which are written into the storage by index).
+pub fn linear_row_at(
+    pose_a: &Pose,
+    pose_b: &Pose,
+    axis: Vec3,
+    anchor_a: Vec3,
+    anchor_b: Vec3,
+) -> Row {
+    let jacobian = linear_jacobian_at(pose_a, pose_b, axis, anchor_a, anchor_b);
     Row::equality(jacobian, axis.dot(anchor_a - anchor_b))
 }
 

@@ -1,7 +1,7 @@
 //! Contact points to rows (the equations are in [`crate::contact`]) and forces back.
 
-use crate::constraint::parts::{linear_jacobian_at, plane_basis};
-use crate::constraint::{Pose, Row, RowStorage, Softness};
+use crate::constraint::parts::{linear_row_at, plane_basis};
+use crate::constraint::{Pose, RowStorage, Softness};
 use crate::contact::{Contact, ContactPoint, ContactWrench, FrictionModel};
 use crate::math::Vec3;
 use crate::world::hot::Pair;
@@ -24,17 +24,23 @@ const PROJECTION_SLOP: f64 = 1e-4;
 /// A pair whose normal has at least this component along "up" carries weight.
 const BEARING: f64 = 0.3;
 
+/// How many friction rows a contact with friction gets under `model`: two tangents for
+/// box friction and the Coulomb cone, else the polygon's edges.
+fn friction_row_count(model: FrictionModel) -> usize {
+    match model {
+        FrictionModel::PolygonalCone { edges } => edges,
+        FrictionModel::Box | FrictionModel::CoulombCone => 2,
+    }
+}
+
 /// The friction directions of a contact with tangents `t1`, `t2` under `model`: `t1`, `t2`
 /// for box friction and the Coulomb cone, else the polygon's edge directions.
 pub(crate) fn friction_directions(model: FrictionModel, t1: Vec3, t2: Vec3) -> FrictionDirections {
-    let edges = match model {
-        FrictionModel::PolygonalCone { edges } => edges,
-        FrictionModel::Box | FrictionModel::CoulombCone => 0,
-    };
     FrictionDirections {
         t1,
         t2,
-        edges,
+        polygon: matches!(model, FrictionModel::PolygonalCone { .. }),
+        count: friction_row_count(model),
         next: 0,
     }
 }
@@ -44,8 +50,9 @@ pub(crate) fn friction_directions(model: FrictionModel, t1: Vec3, t2: Vec3) -> F
 pub(crate) struct FrictionDirections {
     t1: Vec3,
     t2: Vec3,
-    /// The polygon's edges, or 0 for the pair `t1`, `t2`.
-    edges: usize,
+    /// Whether the directions are a polygon's edges (else the pair `t1`, `t2`).
+    polygon: bool,
+    count: usize,
     next: usize,
 }
 
@@ -55,19 +62,14 @@ impl Iterator for FrictionDirections {
     #[inline]
     fn next(&mut self) -> Option<Vec3> {
         let j = self.next;
-        if self.edges == 0 {
-            self.next += 1;
-            return match j {
-                0 => Some(self.t1),
-                1 => Some(self.t2),
-                _ => None,
-            };
-        }
-        if j >= self.edges {
+        if j >= self.count {
             return None;
         }
         self.next += 1;
-        let angle = std::f64::consts::TAU * j as f64 / self.edges as f64;
+        if !self.polygon {
+            return Some(if j == 0 { self.t1 } else { self.t2 });
+        }
+        let angle = std::f64::consts::TAU * j as f64 / self.count as f64;
         Some(self.t1 * angle.cos() + self.t2 * angle.sin())
     }
 }
@@ -217,12 +219,12 @@ pub(crate) fn write_rows(
     // each writing its normal row at `base + p` and its friction rows after all normals:
     // the arrays are grown once for the most rows the points can have, and cut to the rows
     // written at the end.
-    let directions = match model {
-        FrictionModel::PolygonalCone { edges } => edges,
-        FrictionModel::Box | FrictionModel::CoulombCone => 2,
-    };
     let n = points.len();
-    let most = if positional { n } else { n * (1 + directions) };
+    let most = if positional {
+        n
+    } else {
+        n * (1 + friction_row_count(model))
+    };
     let base = storage.grow(most);
     let mut next_friction = base + n;
     for (p, point) in points.iter_mut().enumerate() {
@@ -235,7 +237,8 @@ pub(crate) fn write_rows(
         } else {
             (point.anchors, c.geometry.normal)
         };
-        let mut row = axis_row(pose_a, pose_b, -normal, anchors).bounded(0.0, f64::INFINITY);
+        let mut row = linear_row_at(pose_a, pose_b, -normal, anchors[0], anchors[1])
+            .bounded(0.0, f64::INFINITY);
         if positional {
             // Leave PROJECTION_SLOP of penetration to the projection: resting contacts
             // then need no pass every step to undo the CFM's yield.
@@ -276,7 +279,7 @@ pub(crate) fn write_rows(
                 // coherent manifold fixed to the bodies, and their tangential offset as a
                 // position error would act as a stiff anchor spring (which, like ERP on the
                 // normal, makes tall stacks rock under Gauss-Seidel).
-                let mut row = axis_row(pose_a, pose_b, -direction, [p_a, p_b]);
+                let mut row = linear_row_at(pose_a, pose_b, -direction, p_a, p_b);
                 row.error = 0.0;
                 let row = row
                     .bounded(-c.friction, c.friction)
@@ -304,14 +307,6 @@ pub(crate) fn write_rows(
         }
     }
     storage.truncate(if positional { base + n } else { next_friction });
-}
-
-/// The row along `axis` between the world points `anchors` (on A, on B) of bodies at
-/// `pose_a` and `pose_b`: [`crate::constraint::parts::linear_row`] without a writer.
-#[inline]
-fn axis_row(pose_a: &Pose, pose_b: &Pose, axis: Vec3, anchors: [Vec3; 2]) -> Row {
-    let jacobian = linear_jacobian_at(pose_a, pose_b, axis, anchors[0], anchors[1]);
-    Row::equality(jacobian, axis.dot(anchors[0] - anchors[1]))
 }
 
 /// Reads each point's forces from `storage.lambda` (raw row order), fills `contacts` with
