@@ -99,6 +99,10 @@ pub struct PostStabilizationStats {
     /// and islands (islands solved directly add none): a load-independent measure of the
     /// phase's cost.
     pub row_updates: usize,
+    /// Envelope factorisations of islands solved directly, over all passes. A pass whose
+    /// predecessor cut the errors tenfold reuses the last factorisation (a chord step, see
+    /// `PostStabilization`), so a converging chain takes fewer factorisations than passes.
+    pub factorizations: usize,
 }
 
 /// Statistics of the last step (also of a refused step: then [`Self::committed`] is false).

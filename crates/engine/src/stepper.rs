@@ -45,7 +45,7 @@
 
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
-use crate::constraint::{Pose, RowMotion, RowStorage, Softness};
+use crate::constraint::{Pose, RowMotion, RowPass, RowStorage, Softness};
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::error::{IntegrationError, WorldError};
@@ -218,7 +218,7 @@ impl World {
             Some((&s.hot.predicted, h)),
             ground,
             settings.softness,
-            false,
+            RowPass::Velocity,
             &mut s.raw,
             |slot, range| joint_rows.push((slot, range)),
         );
@@ -388,21 +388,20 @@ fn predict_velocities(
     Ok(())
 }
 
-/// Phase 2: appends the rows of every enabled joint (with `positional`, only the stabilised
-/// rows of joints with post-stabilisation on) for bodies at `poses` (indexed by slot, the
-/// ground last); `record` receives each joint's slot and row range.
+/// Phase 2: appends the rows of every enabled joint for bodies at `poses` (indexed by slot,
+/// the ground last), in the columns `pass` asks for (a positional pass keeps only the
+/// stabilised rows of joints with post-stabilisation on); `record` receives each joint's
+/// slot and row range.
 pub(crate) fn write_joint_rows(
     joints: &Arena<Joint, JointHandle>,
     poses: &[Pose],
     ground: u32,
     softness: Softness,
-    positional: bool,
+    pass: RowPass,
     storage: &mut RowStorage,
     record: impl FnMut(usize, Range<usize>),
 ) {
-    write_joint_rows_moving(
-        joints, poses, None, ground, softness, positional, storage, record,
-    );
+    write_joint_rows_moving(joints, poses, None, ground, softness, pass, storage, record);
 }
 
 /// [`write_joint_rows`] with the bodies' velocities (indexed like `poses`) and the step, for
@@ -414,10 +413,11 @@ pub(crate) fn write_joint_rows_moving(
     motion: Option<(&[Pair], f64)>,
     ground: u32,
     softness: Softness,
-    positional: bool,
+    pass: RowPass,
     storage: &mut RowStorage,
     mut record: impl FnMut(usize, Range<usize>),
 ) {
+    let positional = pass != RowPass::Velocity;
     for (handle, joint) in joints.iter() {
         if !joint.enabled || (positional && !joint.post_stabilize) {
             continue;
@@ -442,6 +442,7 @@ pub(crate) fn write_joint_rows_moving(
                 joint.softness.unwrap_or(softness),
                 positional,
             )
+            .errors_only(pass == RowPass::PositionErrors)
             .with_motion(row_motion);
         joint.kind.write_rows(&mut writer);
         record(handle.index(), writer.range());

@@ -55,6 +55,7 @@ pub mod parts;
 pub mod row;
 pub mod softness;
 
+pub(crate) use row::RowPass;
 pub use row::{JacobianRow, Row, RowMotion, RowStorage, RowWriter};
 pub use softness::Softness;
 

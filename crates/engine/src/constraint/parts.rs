@@ -85,6 +85,7 @@ pub fn plane_basis(n: Vec3) -> (Vec3, Vec3) {
 
 /// The Jacobian of the relative velocity, along world direction `axis`, of the point
 /// `anchor_a` moving with A and the point `anchor_b` moving with B (world anchors, m).
+#[inline]
 pub fn linear_jacobian(
     writer: &RowWriter,
     axis: Vec3,
@@ -95,6 +96,7 @@ pub fn linear_jacobian(
 }
 
 /// [`linear_jacobian`] for bodies at `pose_a` and `pose_b` (outside a writer: readouts).
+#[inline]
 pub fn linear_jacobian_at(
     pose_a: &Pose,
     pose_b: &Pose,
@@ -131,12 +133,14 @@ pub fn angular_jacobian(axis: Vec3) -> JacobianRow {
 
 /// One linear row along `axis` (unit, world) between the world anchors, with error
 /// `axis . (anchor_a - anchor_b)`: the building block of sliders, limits and contact normals.
+#[inline]
 pub fn linear_row(writer: &RowWriter, axis: Vec3, anchor_a: Vec3, anchor_b: Vec3) -> Row {
     linear_row_at(writer.pose_a(), writer.pose_b(), axis, anchor_a, anchor_b)
 }
 
 /// [`linear_row`] for bodies at `pose_a` and `pose_b` (without a writer: the contact rows,
 /// which are written into the storage by index).
+#[inline]
 pub fn linear_row_at(
     pose_a: &Pose,
     pose_b: &Pose,
@@ -150,7 +154,14 @@ pub fn linear_row_at(
 
 /// The point part: three equality rows making the world anchors `anchor_a` (moving with A)
 /// and `anchor_b` (moving with B) coincide. Returns the rows' indices.
+#[inline]
 pub fn point_to_point(writer: &mut RowWriter, anchor_a: Vec3, anchor_b: Vec3) -> [usize; 3] {
+    if writer.is_errors_only() {
+        // Only the errors are kept: no lever arms.
+        let gap = anchor_a - anchor_b;
+        return [gap.x, gap.y, gap.z]
+            .map(|error| writer.push(Row::equality(JacobianRow::default(), error)));
+    }
     [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| {
         let row = linear_row(writer, axis, anchor_a, anchor_b);
         writer.push(row)

@@ -255,6 +255,7 @@ impl RowStorage {
             softness,
             first,
             positional_only,
+            errors_only: false,
             described: 0,
             motion: None,
         }
@@ -348,8 +349,22 @@ pub struct RowWriter<'a> {
     softness: Softness,
     first: usize,
     positional_only: bool,
+    errors_only: bool,
     described: usize,
     motion: Option<RowMotion>,
+}
+
+/// Which rows a producer's writer keeps, and which of their columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RowPass {
+    /// Every row, every column: the velocity solve.
+    Velocity,
+    /// Only rows marked [`Row::stabilize`], every column: a post-stabilisation pass that
+    /// builds and factors `J M^-1 J^T`.
+    Position,
+    /// The rows of [`RowPass::Position`] with only their bodies, errors and bounds (see
+    /// [`RowWriter::errors_only`]).
+    PositionErrors,
 }
 
 /// What a velocity pass knows about the motion of a producer's two bodies: their velocities
@@ -407,6 +422,21 @@ impl RowWriter<'_> {
         self
     }
 
+    /// With `on`, [`Self::push`] keeps only each row's bodies, error and bounds (the other
+    /// columns of the storage stay empty): post-stabilisation's passes that re-read the
+    /// errors of rows whose Jacobians they keep. A ball chain's link wrote thirteen columns
+    /// a row to have three numbers read (S3: a fifth of its step re-measured rows).
+    pub(crate) fn errors_only(mut self, on: bool) -> Self {
+        self.errors_only = on;
+        self
+    }
+
+    /// Whether [`Self::push`] keeps only the rows' bodies, errors and bounds (a producer
+    /// may then skip its Jacobians; see [`Self::errors_only`]).
+    pub(crate) fn is_errors_only(&self) -> bool {
+        self.errors_only
+    }
+
     /// Whether this pass keeps only rows marked [`Row::stabilize`] (post-stabilisation reads
     /// their errors at the corrected poses; the producer need not care).
     pub fn is_positional(&self) -> bool {
@@ -422,8 +452,15 @@ impl RowWriter<'_> {
         if self.positional_only && !row.stabilize {
             return index;
         }
-        let softness = row.softness.unwrap_or(self.softness);
         let s = &mut *self.storage;
+        if self.errors_only {
+            s.bodies.push(self.bodies);
+            s.error.push(row.error);
+            s.lo.push(row.lo);
+            s.hi.push(row.hi);
+            return index;
+        }
+        let softness = row.softness.unwrap_or(self.softness);
         s.bodies.push(self.bodies);
         s.jacobian.push(row.jacobian);
         s.error.push(row.error);

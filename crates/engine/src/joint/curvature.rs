@@ -115,7 +115,7 @@ pub(crate) fn add_curvature_targets(
         Some((&hot.predicted, h)),
         hot.ground(),
         softness,
-        false,
+        crate::constraint::RowPass::Velocity,
         &mut scratch.rows,
         |slot, range| ranges.push((slot, range)),
     );

@@ -19,7 +19,7 @@
 mod active_set;
 mod skyline;
 
-use crate::constraint::{Pose, RowStorage, Softness};
+use crate::constraint::{Pose, RowPass, RowStorage, Softness};
 use crate::contact::rows::{positional_error, write_rows as write_contact_rows};
 use crate::contact::{ContactPoint, FrictionModel};
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
@@ -86,11 +86,24 @@ const CONTACT_TOLERANCE: f64 = 5e-5;
 /// Halvings of a Newton step tried before an island's pass is abandoned.
 const MAX_HALVINGS: usize = 5;
 
+/// The largest ratio of an island's `sum C^2` after a pass to before it (errors cut at
+/// least tenfold) for the next pass to keep the pass's factorisation: a chord step
+/// (Newton's direction from the Jacobians and `J M^-1 J^T` of an earlier pose) costs a
+/// re-read of the errors and two triangular solves instead of the rows' re-writing, the
+/// mass products and a factorisation. Its error falls by about the distance moved since
+/// the factorisation (times the constraints' curvature) rather than by Newton's square:
+/// S3's chain goes 4e-3 -> 3e-4 by Newton, then ~1e-5 and ~5e-7 m by chord steps, under
+/// the 1e-6 tolerance in the three passes Newton also needed. A pass that cuts less, or
+/// must halve its step, hands the next pass back to Newton.
+const CHORD_CONTRACTION: f64 = 0.01;
+
 /// Buffers of the post-stabilisation pass, reused between steps.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PostStabilizer {
     /// Gauss-Seidel row updates of this step's passes so far.
     row_updates: usize,
+    /// Envelope factorisations of this step's passes so far.
+    factorizations: usize,
     /// Gauss-Seidel's batched rows, lane by lane.
     lanes: LaneBlocks,
     /// Whether the step's first pass is running (its Gauss-Seidel solves start from the
@@ -102,6 +115,12 @@ pub(crate) struct PostStabilizer {
     /// first pass's Gauss-Seidel solve of an island, that solve's multipliers.
     remembered: Vec<f64>,
     raw: RowStorage,
+    /// The rows of `raw` at the current poses, only their bodies, errors and bounds
+    /// ([`RowPass::PositionErrors`]): compared with `raw` to see the structure is the same.
+    errors: RowStorage,
+    /// Whether `rows` (Jacobians, `mass`) were written at the current poses; after a
+    /// [`PostStabilizer::measure_errors`] only their errors are.
+    rows_current: bool,
     rows: RowStorage,
     islands: Islands,
     mass: RowMass,
@@ -113,7 +132,13 @@ pub(crate) struct PostStabilizer {
     hi: Vec<f64>,
     first: Vec<usize>,
     first_row: Vec<usize>,
-    skyline: Skyline,
+    /// Per island: its envelope factorisation, kept for chord steps while `factored`.
+    skylines: Vec<Skyline>,
+    /// Per island: whether `skylines` holds the factorisation of its current Jacobians
+    /// and mass products (its last pass was a direct solve and nothing rewrote them).
+    factored: Vec<bool>,
+    /// Per island: whether this pass stepped it.
+    stepped: Vec<bool>,
     active_set: ActiveSet,
     pgs: PgsScratch,
     /// Per island: largest `|C|` and `sum C^2` at the current poses.
@@ -164,6 +189,7 @@ impl PostStabilizer {
                 stats.error_before = largest;
                 stats.error_after = largest;
                 stats.row_updates = 0;
+                stats.factorizations = 0;
                 return Ok(());
             }
         }
@@ -175,6 +201,7 @@ impl PostStabilizer {
             }
         }
         self.row_updates = 0;
+        self.factorizations = 0;
         self.measure(joints, contacts, hot, softness, settings.tolerance)?;
         stats.rows = self.rows.len();
         stats.error_before = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
@@ -185,13 +212,26 @@ impl PostStabilizer {
         self.saved.resize(slots, Pose::IDENTITY);
         self.stalled.clear();
         self.stalled.resize(self.islands.len(), false);
+        let mut chord_ready = false;
         for _ in 0..settings.max_passes {
+            let needs_work = |k: usize| !self.stalled[k] && self.unresolved[k];
+            if !(0..self.islands.len()).any(needs_work) {
+                break;
+            }
+            let chord =
+                chord_ready && (0..self.islands.len()).all(|k| !needs_work(k) || self.factored[k]);
+            if !chord && !self.rows_current {
+                // Newton's step needs the Jacobians at these poses, not only the errors.
+                self.measure(joints, contacts, hot, softness, settings.tolerance)?;
+            }
             // A pass's re-measure can change the island structure (a rope going slack or
             // taut, a contact appearing): every per-island array follows the current count.
             let islands = self.islands.len();
             self.stalled.resize(islands, false);
             self.searching.clear();
             self.searching.resize(islands, false);
+            self.stepped.clear();
+            self.stepped.resize(islands, false);
             self.fraction.clear();
             self.fraction.resize(islands, 1.0);
             self.squares_before.clear();
@@ -200,12 +240,16 @@ impl PostStabilizer {
             if !(0..islands).any(needs_work) {
                 break;
             }
-            self.compute_mass(hot, settings.rotation_weight);
+            if !chord {
+                self.compute_mass(hot, settings.rotation_weight);
+                self.factored.fill(false);
+            }
             self.first_pass = stats.passes == 0;
             for k in 0..islands {
                 if !self.stalled[k] && self.unresolved[k] {
-                    self.newton_step(k, hot, settings)?;
+                    self.newton_step(k, hot, settings, chord)?;
                     self.searching[k] = true;
+                    self.stepped[k] = true;
                 }
             }
             if self.first_pass {
@@ -213,15 +257,17 @@ impl PostStabilizer {
             }
             self.first_pass = false;
             stats.passes += 1;
+            let mut halved = false;
             for halving in 0..=MAX_HALVINGS {
                 for k in 0..islands {
                     if self.searching[k] {
                         self.displace(k, hot);
                     }
                 }
-                self.measure(joints, contacts, hot, softness, settings.tolerance)?;
+                self.measure_errors(joints, contacts, hot, softness, settings.tolerance)?;
                 if self.islands.len() != islands {
                     // The islands changed under the line search: start a fresh pass.
+                    halved = true;
                     break;
                 }
                 let mut still = false;
@@ -234,11 +280,13 @@ impl PostStabilizer {
                     } else if halving < MAX_HALVINGS {
                         self.fraction[k] *= 0.5;
                         still = true;
+                        halved = true;
                     } else {
-                        // No decrease along the Newton direction: keep the poses it had.
+                        // No decrease along the direction: keep the poses it had. A chord
+                        // direction failing says nothing of Newton's: the next pass takes it.
                         self.fraction[k] = 0.0;
                         self.displace(k, hot);
-                        self.stalled[k] = true;
+                        self.stalled[k] = !chord;
                         still = true;
                     }
                 }
@@ -246,12 +294,19 @@ impl PostStabilizer {
                     break;
                 }
                 if halving == MAX_HALVINGS {
-                    self.measure(joints, contacts, hot, softness, settings.tolerance)?;
+                    self.measure_errors(joints, contacts, hot, softness, settings.tolerance)?;
                 }
             }
+            chord_ready = !halved
+                && self.islands.len() == islands
+                && (0..islands).all(|k| {
+                    !self.stepped[k]
+                        || self.squares[k] <= CHORD_CONTRACTION * self.squares_before[k]
+                });
         }
         stats.error_after = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
         stats.row_updates = self.row_updates;
+        stats.factorizations = self.factorizations;
         Ok(())
     }
 
@@ -275,7 +330,7 @@ impl PostStabilizer {
             &hot.next_pose,
             hot.ground(),
             softness,
-            true,
+            RowPass::Position,
             &mut self.raw,
             |_, _| {},
         );
@@ -299,6 +354,60 @@ impl PostStabilizer {
                 raw.checked_sub(first_contact)
                     .map_or(0.0, |p| contacts[p as usize].memory.projection)
             }));
+        self.rows_current = true;
+        self.factored.clear();
+        self.factored.resize(self.islands.len(), false);
+        self.assess(tolerance)
+    }
+
+    /// [`Self::measure`] when the rows keep their structure (the same rows, bodies and
+    /// bounds; else it falls back to the full measure): reads only the rows' errors at
+    /// `hot.next_pose`, keeping the Jacobians and mass products of the last full measure
+    /// for a chord step.
+    fn measure_errors(
+        &mut self,
+        joints: &Arena<Joint, JointHandle>,
+        contacts: &mut [ContactPoint],
+        hot: &HotBodies,
+        softness: Softness,
+        tolerance: f64,
+    ) -> Result<(), WorldError> {
+        self.errors.clear();
+        crate::stepper::write_joint_rows(
+            joints,
+            &hot.next_pose,
+            hot.ground(),
+            softness,
+            RowPass::PositionErrors,
+            &mut self.errors,
+            |_, _| {},
+        );
+        let joint_rows = self.first_contact as usize;
+        let (raw, errors) = (&self.raw, &self.errors);
+        let same = errors.len() == joint_rows
+            && raw.len() == joint_rows + contacts.len()
+            && raw.bodies[..joint_rows] == errors.bodies[..]
+            && raw.lo[..joint_rows] == errors.lo[..]
+            && raw.hi[..joint_rows] == errors.hi[..];
+        if !same {
+            return self.measure(joints, contacts, hot, softness, tolerance);
+        }
+        for (i, &raw) in self.islands.origin[..self.rows.len()].iter().enumerate() {
+            let raw = raw as usize;
+            self.rows.error[i] = match raw.checked_sub(joint_rows) {
+                Some(p) => positional_error(&contacts[p], &hot.next_pose),
+                None => self.errors.error[raw],
+            };
+        }
+        self.rows_current = false;
+        self.assess(tolerance)
+    }
+
+    /// Each island's largest violation and sum of squared violations from the rows'
+    /// errors, and whether a row violates by more than its tolerance (see
+    /// [`Self::measure`]).
+    fn assess(&mut self, tolerance: f64) -> Result<(), WorldError> {
+        let first_contact = self.first_contact;
         self.largest.clear();
         self.squares.clear();
         self.unresolved.clear();
@@ -356,10 +465,11 @@ impl PostStabilizer {
         k: usize,
         hot: &mut HotBodies,
         settings: &PostStabilization,
+        chord: bool,
     ) -> Result<(), WorldError> {
         let all_bilateral = self.islands.nub(k) == self.islands.rows(k).len();
         match settings.method {
-            PostStabilizationMethod::Direct if all_bilateral => self.direct(k, hot),
+            PostStabilizationMethod::Direct if all_bilateral => self.direct(k, hot, chord),
             PostStabilizationMethod::Direct => self.one_sided_direct(k, hot, settings)?,
             PostStabilizationMethod::GaussSeidel { sweeps } => {
                 self.iterative(k, sweeps, false, hot)?
@@ -401,11 +511,37 @@ impl PostStabilizer {
     }
 
     /// Solves island `k` with the envelope factorisation and leaves `M^-1 J^T mu` in
-    /// `hot.cache`.
-    fn direct(&mut self, k: usize, hot: &mut HotBodies) {
+    /// `hot.cache`; with `chord`, by the island's kept factorisation (`self.factored[k]`
+    /// must hold), else by a fresh one, which is then kept.
+    fn direct(&mut self, k: usize, hot: &mut HotBodies, chord: bool) {
+        let range = self.islands.rows(k);
+        let start = range.start;
+        if self.skylines.len() <= k {
+            self.skylines.resize_with(k + 1, Skyline::default);
+        }
+        if !chord {
+            self.factor_direct(k, hot);
+        }
+        self.mu.clear();
+        self.mu
+            .extend(self.rows.error[range.clone()].iter().map(|e| -e));
+        self.skylines[k].solve(&mut self.mu);
+        for (i, &mu) in self.mu.iter().enumerate() {
+            scatter(
+                &mut hot.cache,
+                self.rows.bodies[start + i],
+                &self.mass.imj[start + i],
+                mu,
+            );
+        }
+    }
+
+    /// Builds and factors island `k`'s `J M^-1 J^T` into `self.skylines[k]`.
+    fn factor_direct(&mut self, k: usize, hot: &HotBodies) {
         let range = self.islands.rows(k);
         let n = range.len();
         let start = range.start;
+        let skyline = &mut self.skylines[k];
         // Envelope: row i couples with every earlier row sharing a dynamic body.
         for &s in self.islands.bodies(k) {
             if self.first_row.len() <= s as usize {
@@ -427,12 +563,12 @@ impl PostStabilizer {
             }
             self.first.push(first);
         }
-        self.skyline.reset(&self.first);
+        skyline.reset(&self.first);
         for i in 0..n {
             let (gi, ji) = (start + i, &self.rows.jacobian[start + i]);
             let diagonal = self.mass.diagonal[gi];
-            self.skyline.set(i, i, diagonal * (1.0 + REGULARIZATION));
-            for j in self.skyline.first(i)..i {
+            skyline.set(i, i, diagonal * (1.0 + REGULARIZATION));
+            for j in skyline.first(i)..i {
                 let gj = start + j;
                 let value = crate::sparse::coupling(
                     self.rows.bodies[gi],
@@ -440,22 +576,12 @@ impl PostStabilizer {
                     self.rows.bodies[gj],
                     &self.mass.imj[gj],
                 );
-                self.skyline.set(i, j, value);
+                skyline.set(i, j, value);
             }
         }
-        self.skyline.factor(PIVOT_FLOOR);
-        self.mu.clear();
-        self.mu
-            .extend(self.rows.error[range.clone()].iter().map(|e| -e));
-        self.skyline.solve(&mut self.mu);
-        for (i, &mu) in self.mu.iter().enumerate() {
-            scatter(
-                &mut hot.cache,
-                self.rows.bodies[start + i],
-                &self.mass.imj[start + i],
-                mu,
-            );
-        }
+        skyline.factor(PIVOT_FLOOR);
+        self.factored[k] = true;
+        self.factorizations += 1;
     }
 
     /// Solves island `k`, which has one-sided rows, by an active set of direct solves
