@@ -417,7 +417,7 @@ pub(crate) fn write_joint_rows_moving(
     storage: &mut RowStorage,
     mut record: impl FnMut(usize, Range<usize>),
 ) {
-    let positional = pass != RowPass::Velocity;
+    let positional = pass.positional();
     for (handle, joint) in joints.iter() {
         if !joint.enabled || (positional && !joint.post_stabilize) {
             continue;
@@ -442,7 +442,7 @@ pub(crate) fn write_joint_rows_moving(
                 joint.softness.unwrap_or(softness),
                 positional,
             )
-            .errors_only(pass == RowPass::PositionErrors)
+            .errors_only(pass.errors_only())
             .with_motion(row_motion);
         joint.kind.write_rows(&mut writer);
         record(handle.index(), writer.range());

@@ -359,12 +359,27 @@ pub struct RowWriter<'a> {
 pub(crate) enum RowPass {
     /// Every row, every column: the velocity solve.
     Velocity,
+    /// Every row, with only the columns of [`RowWriter::errors_only`]: the curvature
+    /// pass's look-ahead, which reads the errors one step ahead.
+    VelocityErrors,
     /// Only rows marked [`Row::stabilize`], every column: a post-stabilisation pass that
     /// builds and factors `J M^-1 J^T`.
     Position,
-    /// The rows of [`RowPass::Position`] with only their bodies, errors and bounds (see
-    /// [`RowWriter::errors_only`]).
+    /// The rows of [`RowPass::Position`] with only the columns of
+    /// [`RowWriter::errors_only`].
     PositionErrors,
+}
+
+impl RowPass {
+    /// Whether only rows marked [`Row::stabilize`] are kept.
+    pub(crate) fn positional(self) -> bool {
+        matches!(self, Self::Position | Self::PositionErrors)
+    }
+
+    /// Whether only the rows' bodies, errors, bounds and stabilise flags are kept.
+    pub(crate) fn errors_only(self) -> bool {
+        matches!(self, Self::VelocityErrors | Self::PositionErrors)
+    }
 }
 
 /// What a velocity pass knows about the motion of a producer's two bodies: their velocities
@@ -422,16 +437,17 @@ impl RowWriter<'_> {
         self
     }
 
-    /// With `on`, [`Self::push`] keeps only each row's bodies, error and bounds (the other
-    /// columns of the storage stay empty): post-stabilisation's passes that re-read the
-    /// errors of rows whose Jacobians they keep. A ball chain's link wrote thirteen columns
+    /// With `on`, [`Self::push`] keeps only each row's bodies, error, bounds and stabilise
+    /// flag (the other columns of the storage stay empty): post-stabilisation's passes that
+    /// re-read the errors of rows whose Jacobians they keep, and the curvature look-ahead. A ball chain's link wrote thirteen columns
     /// a row to have three numbers read (S3: a fifth of its step re-measured rows).
     pub(crate) fn errors_only(mut self, on: bool) -> Self {
         self.errors_only = on;
         self
     }
 
-    /// Whether [`Self::push`] keeps only the rows' bodies, errors and bounds (a producer
+    /// Whether [`Self::push`] keeps only the rows' bodies, errors, bounds and stabilise
+    /// flags (a producer
     /// may then skip its Jacobians; see [`Self::errors_only`]).
     pub(crate) fn is_errors_only(&self) -> bool {
         self.errors_only
@@ -458,6 +474,7 @@ impl RowWriter<'_> {
             s.error.push(row.error);
             s.lo.push(row.lo);
             s.hi.push(row.hi);
+            s.stabilize.push(row.stabilize);
             return index;
         }
         let softness = row.softness.unwrap_or(self.softness);

@@ -61,7 +61,8 @@ pub(crate) struct CurvatureScratch {
     velocities: Vec<Pair>,
     /// Pose each body slot reaches in one step at that velocity.
     poses: Vec<Pose>,
-    /// The joints' rows written at those poses.
+    /// The joints' rows written at those poses (only their errors and stabilise flags
+    /// are read: [`crate::constraint::RowPass::VelocityErrors`]).
     rows: RowStorage,
     /// Each joint's slot and row range in `rows`.
     ranges: Vec<(usize, Range<usize>)>,
@@ -115,7 +116,7 @@ pub(crate) fn add_curvature_targets(
         Some((&hot.predicted, h)),
         hot.ground(),
         softness,
-        crate::constraint::RowPass::Velocity,
+        crate::constraint::RowPass::VelocityErrors,
         &mut scratch.rows,
         |slot, range| ranges.push((slot, range)),
     );

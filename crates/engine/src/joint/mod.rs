@@ -408,28 +408,28 @@ mod tests {
         storage
     }
 
-    /// A writer keeping only errors (post-stabilisation's re-measure) keeps exactly the
-    /// positional pass's bodies, errors and bounds, and nothing else.
+    /// A writer keeping only errors (post-stabilisation's re-measure, the curvature
+    /// look-ahead) keeps exactly the full pass's bodies, errors, bounds and stabilise
+    /// flags, and nothing else, in the velocity and the positional pass.
     fn check_errors_only(joint: &JointKind, poses: [Pose; 2]) {
-        let written = |errors_only: bool| {
-            let mut storage = RowStorage::default();
-            let mut writer = storage
-                .writer([0, 1], poses, Softness::DEFAULT, true)
-                .errors_only(errors_only);
-            joint.write_rows(&mut writer);
-            storage
-        };
-        let (full, errors) = (written(false), written(true));
-        assert!(!full.is_empty(), "{}", joint.name());
-        assert_eq!(full.bodies, errors.bodies, "{}", joint.name());
-        assert_eq!(full.error, errors.error, "{}", joint.name());
-        assert_eq!(
-            (&full.lo, &full.hi),
-            (&errors.lo, &errors.hi),
-            "{}",
-            joint.name()
-        );
-        assert!(errors.jacobian.is_empty() && errors.erp.is_empty());
+        for positional in [false, true] {
+            let written = |errors_only: bool| {
+                let mut storage = RowStorage::default();
+                let mut writer = storage
+                    .writer([0, 1], poses, Softness::DEFAULT, positional)
+                    .errors_only(errors_only);
+                joint.write_rows(&mut writer);
+                storage
+            };
+            let (full, errors) = (written(false), written(true));
+            let name = joint.name();
+            assert!(!full.is_empty(), "{name}");
+            assert_eq!(full.bodies, errors.bodies, "{name}");
+            assert_eq!(full.error, errors.error, "{name}");
+            assert_eq!((&full.lo, &full.hi), (&errors.lo, &errors.hi), "{name}");
+            assert_eq!(full.stabilize, errors.stabilize, "{name}");
+            assert!(errors.jacobian.is_empty() && errors.erp.is_empty());
+        }
     }
 
     fn check_jacobian(joint: JointKind, motion: &Motion) {

@@ -115,7 +115,7 @@ pub(crate) struct PostStabilizer {
     /// first pass's Gauss-Seidel solve of an island, that solve's multipliers.
     remembered: Vec<f64>,
     raw: RowStorage,
-    /// The rows of `raw` at the current poses, only their bodies, errors and bounds
+    /// The rows of `raw` at the current poses, only their bodies, errors, bounds and flags
     /// ([`RowPass::PositionErrors`]): compared with `raw` to see the structure is the same.
     errors: RowStorage,
     /// Whether `rows` (Jacobians, `mass`) were written at the current poses; after a
