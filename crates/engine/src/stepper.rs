@@ -64,7 +64,7 @@ use crate::world::hot::{HotBodies, Pair};
 use crate::world::settings::{ExactSettings, IterativeSettings, Solver};
 use crate::world::{BodyHandle, JointHandle, World};
 use std::ops::Range;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use stiction_lcp::dantzig::DantzigSolver;
 use stiction_lcp::pgs::{pgs_sweeps, PgsScratch};
 use stiction_lcp::{IndexState, LcpError, SolveReport, Status};
@@ -138,7 +138,7 @@ impl World {
     /// exactly as before (the statistics of the refused step are still readable through
     /// [`World::step_stats`]).
     pub fn step(&mut self, h: f64) -> Result<&StepStats, WorldError> {
-        let start = Instant::now();
+        let start = PhaseClock::start(self.settings.time_phases);
         self.stats.reset(h);
         self.scratch.capture.begin_step();
         let result = self.try_step(h);
@@ -179,7 +179,7 @@ impl World {
         let s = scratch;
         let model = settings.contacts.friction_model;
 
-        let clock = Instant::now();
+        let clock = PhaseClock::start(settings.time_phases);
         crate::collision::detect(
             collision,
             colliders,
@@ -196,7 +196,7 @@ impl World {
         stats.unsupported_pairs = collision.unsupported_pairs;
         stats.times.collision = clock.elapsed();
 
-        let clock = Instant::now();
+        let clock = PhaseClock::start(settings.time_phases);
         predict_velocities(
             bodies,
             &sleep.activity,
@@ -207,7 +207,7 @@ impl World {
         )?;
         stats.times.forces = clock.elapsed();
 
-        let clock = Instant::now();
+        let clock = PhaseClock::start(settings.time_phases);
         s.raw.clear();
         s.joint_rows.clear();
         let ground = s.hot.ground();
@@ -263,7 +263,7 @@ impl World {
         check_rows(&s.raw, bodies)?;
         stats.times.rows = clock.elapsed();
 
-        let clock = Instant::now();
+        let clock = PhaseClock::start(settings.time_phases);
         s.islands.group_contacts = true;
         s.islands.interleave = match settings.solver {
             Solver::Iterative(_) => crate::island::INTERLEAVE,
@@ -277,16 +277,16 @@ impl World {
         stats.free_bodies = dynamic - stats.constrained_bodies;
         stats.times.islands = clock.elapsed();
 
-        let clock = Instant::now();
+        let clock = PhaseClock::start(settings.time_phases);
         solve_islands(s, &settings.solver, model, h, stats)?;
         stats.times.solve = clock.elapsed();
 
-        let clock = Instant::now();
+        let clock = PhaseClock::start(settings.time_phases);
         update_velocities(s, bodies, h)?;
         integrate_poses(bodies, &sleep.activity, &mut s.hot, h, stats)?;
         stats.times.integration = clock.elapsed();
 
-        let clock = Instant::now();
+        let clock = PhaseClock::start(settings.time_phases);
         let stabilized_contacts = if projected {
             &mut collision.points[..]
         } else {
@@ -386,6 +386,21 @@ fn predict_velocities(
         };
     }
     Ok(())
+}
+
+/// A phase's stopwatch: reads the clock only when the world times its phases
+/// ([`crate::WorldSettings::time_phases`]).
+struct PhaseClock(Option<Instant>);
+
+impl PhaseClock {
+    fn start(on: bool) -> Self {
+        Self(on.then(Instant::now))
+    }
+
+    /// The time since [`Self::start`], zero when not timing.
+    fn elapsed(&self) -> Duration {
+        self.0.map_or(Duration::ZERO, |start| start.elapsed())
+    }
 }
 
 /// Phase 2: appends the rows of every enabled joint for bodies at `poses` (indexed by slot,

@@ -655,3 +655,24 @@ fn forged_handles_free_lists_settings_and_poses_are_refused_by_name() {
     });
     assert_eq!(field_of(&forged), "colliders[0].body");
 }
+
+#[test]
+fn phase_timing_is_kept_and_older_snapshots_without_it_load_with_it_off() {
+    let mut pyramid = scenes::pyramid(2, scenes::scene_settings(Solver::iterative())).unwrap();
+    pyramid.world.set_time_phases(true);
+    pyramid.world.step(pyramid.h).unwrap();
+    let bytes = save(&pyramid.world, 1);
+    let loaded = World::load_snapshot(&bytes[..]).unwrap().world;
+    assert!(loaded.settings().time_phases);
+    // A snapshot written before the setting existed has no such entry.
+    let older = forge(&bytes, |payload| {
+        let settings = entry(payload, "settings").as_map_mut().expect("a map");
+        let before = settings.len();
+        settings.retain(|(key, _)| key.as_text() != Some("time_phases"));
+        assert_eq!(settings.len() + 1, before);
+    });
+    let mut loaded = World::load_snapshot(&older[..]).unwrap().world;
+    assert!(!loaded.settings().time_phases);
+    let times = loaded.step(pyramid.h).unwrap().times;
+    assert_eq!(times, stiction::PhaseTimes::default());
+}

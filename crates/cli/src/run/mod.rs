@@ -226,6 +226,8 @@ pub fn execute_with(
     std::fs::write(out.join(record::SCENE_FILE), scene_json + "\n")
         .map_err(|e| CliError::write(out, e))?;
     let mut recorder = Recorder::create(out, &scene).map_err(|e| CliError::write(out, e))?;
+    // The statistics file has each step's phase times.
+    scene.world.set_time_phases(true);
 
     let start = measure(&scene.world);
     // A resumed run's starting state is a row of the run it continues (if it was recorded

@@ -25,6 +25,9 @@ pub(crate) struct SettingsRecord {
     contacts: ContactSettingsRecord,
     sleep: SleepRecord,
     curvature: CurvatureRecord,
+    /// Absent from snapshots written before the setting existed: off.
+    #[serde(default)]
+    time_phases: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy)]
@@ -128,6 +131,7 @@ impl SettingsRecord {
             contacts,
             sleep,
             curvature,
+            time_phases,
         } = settings;
         Self {
             gravity: *gravity,
@@ -137,6 +141,7 @@ impl SettingsRecord {
             contacts: ContactSettingsRecord::of(contacts),
             sleep: SleepRecord::of(sleep),
             curvature: CurvatureRecord::of(curvature),
+            time_phases: *time_phases,
         }
     }
 
@@ -150,6 +155,7 @@ impl SettingsRecord {
             contacts: self.contacts.restore()?,
             sleep: self.sleep.restore(),
             curvature: self.curvature.restore(),
+            time_phases: self.time_phases,
         };
         settings
             .validate()

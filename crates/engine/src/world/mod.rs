@@ -120,6 +120,12 @@ impl World {
         self.set_settings(settings)
     }
 
+    /// Switches the timing of each step's phases into [`crate::StepStats::times`] on or off
+    /// ([`WorldSettings::time_phases`]).
+    pub fn set_time_phases(&mut self, on: bool) {
+        self.settings.time_phases = on;
+    }
+
     /// Chooses the stepper (validated, also against the friction model: see
     /// [`crate::FrictionModel`]).
     pub fn set_solver(&mut self, solver: Solver) -> Result<(), WorldError> {

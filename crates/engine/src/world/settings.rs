@@ -28,6 +28,12 @@ pub struct WorldSettings {
     /// The curvature term of joint rows, which removes the velocity-level step's
     /// first-order energy loss; default on ([`CurvatureCorrection::default`]).
     pub curvature: CurvatureCorrection,
+    /// Whether each step measures the wall time of its phases into
+    /// [`crate::StepStats::times`] (otherwise they stay zero); default off. The sixteen
+    /// reads of the clock cost about half a microsecond a step on a virtual machine: half
+    /// of a lone body's step (S5), under 1 % of a 20-box stack's. Off by default as
+    /// Rapier's counters and MuJoCo's timers are.
+    pub time_phases: bool,
 }
 
 impl Default for WorldSettings {
@@ -40,6 +46,7 @@ impl Default for WorldSettings {
             contacts: ContactSettings::default(),
             sleep: SleepSettings::default(),
             curvature: CurvatureCorrection::default(),
+            time_phases: false,
         }
     }
 }
