@@ -11,9 +11,9 @@
 //! displacement for S1 and S4, deepest penetration at the last step for S2).
 //!
 //! The exact stepper solves islands of up to `ExactSettings::dense_row_limit` rows by
-//! Dantzig on the dense `A` and larger ones by its sparse active-set solver: S1 at N = 20
-//! (one island of about 7000 rows) runs exactly too, besides S4 and a 6-row pyramid (21
-//! boxes, dense). S2 on the exact stepper has its own benchmark, `sphere_pile_exact`
+//! Dantzig on the dense `A` and larger ones by its sparse active-set solver (by default
+//! every island of these scenes): S1 at N = 20 (one island of about 7000 rows) runs
+//! exactly too, besides S4 and a 6-row pyramid (21 boxes). S2 on the exact stepper has its own benchmark, `sphere_pile_exact`
 //! (single steps from fixed states: its settled pile costs tens of seconds a step).
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};

@@ -74,11 +74,12 @@ const ITERATIVE_RESIDUAL_TOLERANCE: f64 = 1e-6;
 
 /// Islands whose rows are all bilateral (no bounds: joints without active limits or
 /// motors) leave dense Dantzig for the sparse solver at this fraction of
-/// [`ExactSettings::dense_row_limit`]: with no index set to find, the sparse solve is one
-/// body-space factorisation (banded for a chain) and its refinement, against Dantzig's
-/// dense `O(n^3)` factorisation. S3's 300-row chain: 1.0 -> 0.29 ms/step with the same
-/// joint separations; a 60-row chain 0.069 -> 0.051 ms; at 30 rows they cost the same.
-const BILATERAL_SPARSE_FACTOR: usize = 20;
+/// [`ExactSettings::dense_row_limit`] (25 rows by default): with no index set to find, the
+/// sparse solve is one body-space factorisation (banded for a chain) and its refinement,
+/// against Dantzig's dense `O(n^3)` factorisation. S3's 300-row chain: 1.0 -> 0.29
+/// ms/step with the same joint separations; a 60-row chain 0.069 -> 0.051 ms; at 30 rows
+/// they cost the same.
+const BILATERAL_SPARSE_FACTOR: usize = 2;
 
 /// Everything a step computes before committing, reused between steps.
 #[derive(Debug, Clone, Default)]

@@ -150,15 +150,18 @@ pub struct ExactSettings {
     /// through a block-sparse Cholesky factorisation of `M + J_F^T R_F^-1 J_F` (one 6 x 6
     /// block per body; `R = diag(cfm / h)`), exact to a normalised residual of `1e-9`
     /// like Dantzig's answer, and falling back to Gauss-Seidel the same way. Islands up
-    /// to this size keep dense Dantzig, which is faster there and needs no CFM. Default
-    /// 1000 rows (where dense Dantzig costs about as much as the sparse solve of such an
-    /// island; a dense `A` of 1000 rows is 8 MB). 0 sends every island to the sparse
-    /// solver; `usize::MAX` keeps every island dense (then S1 at N = 20 and S2 need
-    /// gigabytes and hours per step). The polygonal friction cone is always solved by
+    /// to this size keep dense Dantzig, which needs no CFM. Default 50 rows (about 17
+    /// contact points): measured (BENCHMARKS.md, eighth session), the sparse solver takes
+    /// resting stacks and pyramids 2 to 15 times faster than Dantzig from 24 rows up (S4's
+    /// 240-row stack 0.64 -> 0.074 ms/step) and moving piles about as fast from 45 rows and
+    /// far faster from a few hundred (Dantzig's pivots on a landing pile fell back to
+    /// Gauss-Seidel; a 36-sphere pile's mean step 7.4 -> 1.3 ms). 0 sends every island to
+    /// the sparse solver; `usize::MAX` keeps every island dense (then S1 at N = 20 and S2
+    /// need gigabytes and hours per step). The polygonal friction cone is always solved by
     /// Lemke on the dense problem. Islands of bilateral rows only (joints without active
-    /// limits or motors) go to the sparse solver above a twentieth of this size (50 rows
-    /// by default): with no index set to find it is one factorisation, banded along a
-    /// chain (S3, 300 rows: 0.29 against 1.0 ms/step).
+    /// limits or motors) go to the sparse solver above half this size (25 rows by
+    /// default): with no index set to find it is one factorisation, banded along a chain
+    /// (S3, 300 rows: 0.29 against 1.0 ms/step).
     pub dense_row_limit: usize,
 }
 
@@ -172,7 +175,7 @@ impl Default for ExactSettings {
                 tolerance: 1e-10,
                 warm_start: true,
             },
-            dense_row_limit: 1000,
+            dense_row_limit: 50,
         }
     }
 }
