@@ -155,7 +155,7 @@ pub struct ExactSettings {
     /// resting stacks and pyramids 2 to 15 times faster than Dantzig from 24 rows up (S4's
     /// 240-row stack 0.64 -> 0.074 ms/step) and moving piles about as fast from 45 rows and
     /// far faster from a few hundred (Dantzig's pivots on a landing pile fell back to
-    /// Gauss-Seidel; a 36-sphere pile's mean step 7.4 -> 1.3 ms). 0 sends every island to
+    /// Gauss-Seidel; a 27-sphere pile's mean step 7.3 -> 1.7 ms). 0 sends every island to
     /// the sparse solver; `usize::MAX` keeps every island dense (then S1 at N = 20 and S2
     /// need gigabytes and hours per step). The polygonal friction cone is always solved by
     /// Lemke on the dense problem. Islands of bilateral rows only (joints without active
