@@ -325,15 +325,7 @@ impl PostStabilizer {
         tolerance: f64,
     ) -> Result<(), WorldError> {
         self.raw.clear();
-        crate::stepper::write_joint_rows(
-            joints,
-            &hot.next_pose,
-            hot.ground(),
-            softness,
-            RowPass::Position,
-            &mut self.raw,
-            |_, _| {},
-        );
+        write_joints(joints, hot, softness, RowPass::Position, &mut self.raw);
         let first_contact = self.raw.len() as u32;
         // Contacts: one-sided normal rows with the witness points moving with the bodies.
         write_contact_rows(
@@ -373,14 +365,12 @@ impl PostStabilizer {
         tolerance: f64,
     ) -> Result<(), WorldError> {
         self.errors.clear();
-        crate::stepper::write_joint_rows(
+        write_joints(
             joints,
-            &hot.next_pose,
-            hot.ground(),
+            hot,
             softness,
             RowPass::PositionErrors,
             &mut self.errors,
-            |_, _| {},
         );
         let joint_rows = self.first_contact as usize;
         let (raw, errors) = (&self.raw, &self.errors);
@@ -727,6 +717,27 @@ impl PostStabilizer {
             }
         }
     }
+}
+
+/// Appends the rows of the joints with post-stabilisation on at `hot.next_pose`, in the
+/// columns `pass` keeps.
+fn write_joints(
+    joints: &Arena<Joint, JointHandle>,
+    hot: &HotBodies,
+    softness: Softness,
+    pass: RowPass,
+    storage: &mut RowStorage,
+) {
+    let poses = &hot.next_pose;
+    crate::stepper::write_joint_rows(
+        joints,
+        poses,
+        hot.ground(),
+        softness,
+        pass,
+        storage,
+        |_, _| {},
+    );
 }
 
 /// How far a row with error `c` and force bounds `[lo, hi]` is from admissible: a force
