@@ -76,6 +76,10 @@ pub(crate) struct BroadPhase {
     leaf_pairs: Vec<[u32; 2]>,
     /// Per slot, this step: whether its leaf was inserted, rewritten or removed.
     rewritten: Vec<bool>,
+    /// Scratch: pairs found this step (by the traversal, then against unbounded shapes),
+    /// and a merged list.
+    found: Vec<[u32; 2]>,
+    merged: Vec<[u32; 2]>,
     /// Candidate pairs `(a, b)` with `a < b`, sorted.
     pub(crate) pairs: Vec<[u32; 2]>,
 }
@@ -144,13 +148,16 @@ impl BroadPhase {
             let rewritten = &self.rewritten;
             self.leaf_pairs
                 .retain(|&[a, b]| !rewritten[a as usize] && !rewritten[b as usize]);
-            let leaf_pairs = &mut self.leaf_pairs;
+            let found = &mut self.found;
+            found.clear();
             self.bvh
                 .traverse_bvtt_single_tree::<true>(&mut self.workspace, &mut |a, b| {
-                    leaf_pairs.push([a.min(b), a.max(b)]);
+                    found.push([a.min(b), a.max(b)]);
                 });
-            self.leaf_pairs.sort_unstable();
-            self.leaf_pairs.dedup();
+            // The kept pairs are sorted: only the found ones are sorted, then merged.
+            self.found.sort_unstable_by_key(|&p| key(p));
+            merge_sorted(&self.leaf_pairs, &self.found, &mut self.merged);
+            std::mem::swap(&mut self.leaf_pairs, &mut self.merged);
         }
 
         self.pairs.clear();
@@ -162,6 +169,10 @@ impl BroadPhase {
                 }
             }
         }
+        if self.unbounded.is_empty() {
+            return;
+        }
+        self.found.clear();
         for &(slot, proxy) in &self.unbounded {
             for (other, aabb) in self.aabbs.iter().enumerate() {
                 let Some(aabb) = aabb else {
@@ -177,12 +188,47 @@ impl BroadPhase {
                 };
                 if near {
                     let other = other as u32;
-                    pairs.push([slot.min(other), slot.max(other)]);
+                    self.found.push([slot.min(other), slot.max(other)]);
                 }
             }
         }
-        pairs.sort_unstable();
-        pairs.dedup();
+        self.found.sort_unstable_by_key(|&p| key(p));
+        merge_sorted(&self.pairs, &self.found, &mut self.merged);
+        std::mem::swap(&mut self.pairs, &mut self.merged);
+    }
+}
+
+/// A pair as one integer that orders like the pair (a comparison of two `u32` arrays is a
+/// slice comparison, several times slower in the sorts here).
+fn key([a, b]: [u32; 2]) -> u64 {
+    (u64::from(a) << 32) | u64::from(b)
+}
+
+/// The union of the sorted lists `a` and `b` into `out`, sorted, without duplicates (`b`
+/// may repeat a pair).
+fn merge_sorted(a: &[[u32; 2]], b: &[[u32; 2]], out: &mut Vec<[u32; 2]>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if key(x) <= key(y) => {
+                i += 1;
+                x
+            }
+            (_, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (None, None) => break,
+        };
+        if out.last() != Some(&next) {
+            out.push(next);
+        }
     }
 }
 
