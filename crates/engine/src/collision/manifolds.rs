@@ -1,6 +1,6 @@
 //! The two contact-manifold paths of parry that allocate on every call, made to reuse
-//! the pipeline's scratch instead (a resting step allocates nothing); every other pair
-//! goes to parry's dispatcher.
+//! the pipeline's scratch instead (a resting step allocates nothing), and the ball pair
+//! without the dispatcher's type checks; every other pair goes to parry's dispatcher.
 //!
 //! - A half-space against a shape with polygonal features (box, cylinder, cone, capsule,
 //!   convex hull): parry's `contact_manifold_halfspace_pfm` moves the old points out to
@@ -17,7 +17,7 @@
 
 use crate::contact::ContactMemory;
 use crate::parry::math::Pose as ParryPose;
-use crate::parry::query::details::contact_manifold_cuboid_cuboid;
+use crate::parry::query::details::{contact_manifold_ball_ball, contact_manifold_cuboid_cuboid};
 use crate::parry::query::{ContactManifold, TrackedContact};
 use crate::parry::shape::{HalfSpace, PackedFeatureId, PolygonalFeature, Shape, ShapeType};
 
@@ -91,6 +91,26 @@ pub(crate) fn halfspace_polygonal_manifold(
     }
     // Carries each point's memory (warm starts) over from the point of the same features.
     manifold.match_contacts(old);
+    true
+}
+
+/// Computes the manifold of two balls exactly as parry's dispatcher does (its convex pair
+/// path: the first manifold, made if missing), without the dispatcher's type checks;
+/// returns `false`, touching nothing, unless both shapes are balls.
+pub(crate) fn ball_pair_manifold(
+    pos12: &ParryPose,
+    shape1: &dyn Shape,
+    shape2: &dyn Shape,
+    prediction: f64,
+    manifolds: &mut Manifolds,
+) -> bool {
+    let (Some(ball1), Some(ball2)) = (shape1.as_ball(), shape2.as_ball()) else {
+        return false;
+    };
+    if manifolds.is_empty() {
+        manifolds.push(ContactManifold::new());
+    }
+    contact_manifold_ball_ball(pos12, ball1, ball2, prediction, &mut manifolds[0]);
     true
 }
 
@@ -259,6 +279,41 @@ mod tests {
             compare_then_mark(&mut ours[0], &mut theirs, step, &mut touching, &label);
         }
         assert!(touching > 20, "the walk must touch: {touching}");
+    }
+
+    #[test]
+    fn ball_pair_manifolds_match_parrys_dispatcher() {
+        use crate::parry::query::{DefaultQueryDispatcher, PersistentQueryDispatcher};
+        let (a, b) = (
+            crate::parry::shape::Ball::new(0.5),
+            crate::parry::shape::Ball::new(0.3),
+        );
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let mut workspace = None;
+        let mut touching = 0;
+        for (step, mut pos) in poses(300).into_iter().enumerate() {
+            // Ball b near the top of ball a (centres 0.3 to 0.9 m apart, radii 0.8).
+            pos.translation.z += 0.3;
+            assert!(ball_pair_manifold(&pos, &a, &b, 0.01, &mut ours));
+            DefaultQueryDispatcher
+                .contact_manifolds(&pos, &a, &b, 0.01, &mut theirs, &mut workspace)
+                .unwrap();
+            assert_eq!((ours.len(), theirs.len()), (1, 1));
+            let label = format!("step {step}");
+            compare_then_mark(&mut ours[0], &mut theirs[0], step, &mut touching, &label);
+        }
+        assert!(touching > 20, "the walk must touch: {touching}");
+        let cuboid = Cuboid::new(Vec3::splat(0.5));
+        let mut untouched = Vec::new();
+        let pose = ParryPose::IDENTITY;
+        assert!(!ball_pair_manifold(
+            &pose,
+            &a,
+            &cuboid,
+            0.01,
+            &mut untouched
+        ));
+        assert!(untouched.is_empty());
     }
 
     #[test]

@@ -70,6 +70,7 @@ use crate::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
     TrackedContact,
 };
+use crate::parry::shape::ShapeType;
 use crate::sleep::{Activity, SleepTracker};
 use crate::world::arena::Arena;
 use crate::world::BodyHandle;
@@ -224,7 +225,6 @@ impl std::fmt::Debug for CollisionPipeline {
 /// manifold in the pair's first slot (its convex path), so a new pair may be handed a
 /// reset manifold instead of an empty list.
 fn single_manifold(shape: &dyn crate::parry::shape::Shape) -> bool {
-    use crate::parry::shape::ShapeType;
     shape.as_composite_shape().is_none()
         && !matches!(
             shape.shape_type(),
@@ -339,10 +339,11 @@ impl CollisionPipeline {
                 continue;
             };
             let key = [ha, hb];
-            let slots = |pair: &PairState| pair.colliders.map(|h| h.index());
-            while cursor < self.previous.len()
-                && slots(&self.previous[cursor]) < [a, b].map(|s| s as usize)
-            {
+            // Slot pairs ordered as one integer (comparing arrays is a slice comparison).
+            let order = |[x, y]: [usize; 2]| ((x as u64) << 32) | y as u64;
+            let slots = |pair: &PairState| order(pair.colliders.map(|h| h.index()));
+            let here = order([a as usize, b as usize]);
+            while cursor < self.previous.len() && slots(&self.previous[cursor]) < here {
                 cursor += 1;
             }
             prefetch_manifolds(self.previous.get(cursor + 1), self.previous.get(cursor + 2));
@@ -382,11 +383,24 @@ impl CollisionPipeline {
             let (shape1, shape2) = (ca.shape.as_ref(), cb.shape.as_ref());
             let manifolds = &mut state.manifolds;
             let old = &mut self.old_points;
-            let found = if manifolds::halfspace_polygonal_manifold(
-                &pos12, shape1, shape2, prediction, manifolds, old,
-            ) || manifolds::cuboid_pair_manifold(
-                &pos12, shape1, shape2, prediction, manifolds, old,
-            ) {
+            // One look at the shape types picks the path (each path's own checks are
+            // downcasts through `Any`: a dozen a pair when tried in turn before parry's
+            // dispatcher, which checks again).
+            let own_path = match (shape1.shape_type(), shape2.shape_type()) {
+                (ShapeType::Ball, ShapeType::Ball) => {
+                    manifolds::ball_pair_manifold(&pos12, shape1, shape2, prediction, manifolds)
+                }
+                (ShapeType::HalfSpace, _) | (_, ShapeType::HalfSpace) => {
+                    manifolds::halfspace_polygonal_manifold(
+                        &pos12, shape1, shape2, prediction, manifolds, old,
+                    )
+                }
+                (ShapeType::Cuboid, ShapeType::Cuboid) => manifolds::cuboid_pair_manifold(
+                    &pos12, shape1, shape2, prediction, manifolds, old,
+                ),
+                _ => false,
+            };
+            let found = if own_path {
                 Ok(())
             } else {
                 dispatcher.contact_manifolds(
