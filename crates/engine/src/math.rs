@@ -34,6 +34,14 @@ pub fn rotate_tensor(rotation: Quat, tensor: Mat3) -> Mat3 {
     r * tensor * r.transpose()
 }
 
+/// Whether `tensor` is a multiple of the identity, to the bit: then `M w` is parallel to
+/// `w` in every frame.
+pub(crate) fn is_isotropic(tensor: &Mat3) -> bool {
+    let [a, b, c] = [tensor.x_axis, tensor.y_axis, tensor.z_axis];
+    let off_diagonal = [a.y, a.z, b.x, b.z, c.x, c.y];
+    off_diagonal.iter().all(|&v| v == 0.0) && a.x == b.y && b.y == c.z
+}
+
 /// The largest absolute difference between the entries of `m` and those of its transpose.
 pub fn asymmetry(m: Mat3) -> f64 {
     let d = m - m.transpose();
@@ -51,4 +59,26 @@ pub fn max_abs_entry(m: Mat3) -> f64 {
 pub fn cayley(v: Vec3) -> Quat {
     let half = 0.5 * v;
     Quat::from_xyzw(half.x, half.y, half.z, 1.0).normalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_multiples_of_the_identity_are_isotropic() {
+        let isotropic = Mat3::from_diagonal(Vec3::splat(0.37));
+        assert!(is_isotropic(&isotropic));
+        assert!(is_isotropic(&Mat3::ZERO));
+        // Unequal moments, or equal moments with a product of inertia.
+        let oblate = Mat3::from_diagonal(Vec3::new(0.37, 0.37, 0.5));
+        let mut coupled = isotropic;
+        coupled.x_axis.y = 1e-3;
+        coupled.y_axis.x = 1e-3;
+        assert!(!is_isotropic(&oblate) && !is_isotropic(&coupled));
+        // A rotated isotropic tensor carries round-off off the diagonal: not to the bit.
+        let rotation = Quat::from_axis_angle(Vec3::new(1.0, 2.0, -0.5).normalize(), 0.9);
+        let rotated = rotate_tensor(rotation, isotropic);
+        assert!(max_abs_entry(rotated - isotropic) < 1e-15);
+    }
 }

@@ -432,3 +432,39 @@ fn bad_inputs_are_typed_errors() {
         })
     );
 }
+
+#[test]
+fn a_torque_free_sphere_or_cube_keeps_its_angular_velocity_exactly_in_every_mode() {
+    // `I0 = c E`: `L = c w` is parallel to `w`, Euler's equations give `w' = 0`, and every
+    // mode must return `w` itself (the step skips the products that would add round-off).
+    let w = Vec3::new(0.7, -3.0, 12.5);
+    let orientation = Quat::from_euler(stiction::math::EulerRot::XYZ, 0.3, -0.7, 1.1);
+    let cube = MassProperties::cuboid(Vec3::splat(0.5), 800.0).unwrap();
+    let sphere = MassProperties::from_principal(2.0, Vec3::splat(0.2)).unwrap();
+    for mass in [cube, sphere] {
+        let state = RotationalState {
+            inertia_body: mass.inertia(),
+            orientation,
+            angular_velocity: w,
+        };
+        for mode in ALL_MODES {
+            let step = angular_velocity_after_step(&state, Vec3::ZERO, H, mode).unwrap();
+            assert_eq!(step.angular_velocity, w, "{mode:?}");
+            // A torque still turns it as `w+ = w + h tau / c` in the torque-linear modes.
+            let torque = Vec3::new(1.0, -2.0, 0.5);
+            let pushed = angular_velocity_after_step(&state, torque, H, GyroscopicMode::None)
+                .unwrap()
+                .angular_velocity;
+            let c = mass.principal_moments()[0];
+            assert!((pushed - (w + H * torque / c)).length() < 1e-12 * w.length());
+        }
+        // The checks still run: a non-finite velocity is refused.
+        let bad = RotationalState {
+            angular_velocity: Vec3::new(f64::NAN, 0.0, 0.0),
+            ..state
+        };
+        assert!(
+            angular_velocity_after_step(&bad, Vec3::ZERO, H, GyroscopicMode::Implicit).is_err()
+        );
+    }
+}
