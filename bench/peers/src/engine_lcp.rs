@@ -54,9 +54,15 @@ fn capture_two_steps(scene: &mut Scene) -> Result<Captured, String> {
     })
 }
 
-/// S4 (`boxes` unit boxes stacked) after `settle` exact steps, then two captured exact steps.
+/// S4 (`boxes` unit boxes stacked) after `settle` exact steps, then two captured exact steps,
+/// with every island dense (by default islands above 50 rows go to the sparse solver, which
+/// assembles no dense problem to capture).
 pub fn stack_problem(boxes: usize, settle: usize) -> Result<Captured, String> {
-    let mut scene = stack(boxes, scene_settings(Solver::exact())).map_err(|e| e.to_string())?;
+    let dense = Solver::Exact(ExactSettings {
+        dense_row_limit: usize::MAX,
+        ..ExactSettings::default()
+    });
+    let mut scene = stack(boxes, scene_settings(dense)).map_err(|e| e.to_string())?;
     for _ in 0..settle {
         scene.world.step(scene.h).map_err(|e| e.to_string())?;
     }
@@ -69,8 +75,8 @@ pub const PYRAMID_EXACT_STEPS: usize = 2;
 
 /// S1's pyramid of `rows` rows after `settle` iterative steps (cheap at every size), then
 /// [`PYRAMID_EXACT_STEPS`] exact steps and two captured ones. The exact stepper's dense row
-/// limit is lifted, so that pyramids of 8 rows and more (islands above 1000 rows, which it
-/// would otherwise hand to its sparse solver) are assembled and solved densely too.
+/// limit is lifted, so that the pyramids (islands above 50 rows, which it would otherwise
+/// hand to its sparse solver) are assembled and solved densely.
 pub fn pyramid_problem(rows: usize, settle: usize) -> Result<Captured, String> {
     let mut scene =
         pyramid(rows, scene_settings(Solver::iterative())).map_err(|e| e.to_string())?;
