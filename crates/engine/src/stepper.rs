@@ -407,21 +407,9 @@ impl PhaseClock {
 /// Phase 2: appends the rows of every enabled joint for bodies at `poses` (indexed by slot,
 /// the ground last), in the columns `pass` asks for (a positional pass keeps only the
 /// stabilised rows of joints with post-stabilisation on); `record` receives each joint's
-/// slot and row range.
-pub(crate) fn write_joint_rows(
-    joints: &Arena<Joint, JointHandle>,
-    poses: &[Pose],
-    ground: u32,
-    softness: Softness,
-    pass: RowPass,
-    storage: &mut RowStorage,
-    record: impl FnMut(usize, Range<usize>),
-) {
-    write_joint_rows_moving(joints, poses, None, ground, softness, pass, storage, record);
-}
-
-/// [`write_joint_rows`] with the bodies' velocities (indexed like `poses`) and the step, for
-/// joints whose rows depend on the motion (limits, bounces, springs).
+/// slot and row range. `motion`, the bodies' velocities (indexed like `poses`) and the
+/// step, is for joints whose rows depend on the motion (limits, bounces, springs); `None`
+/// in the position passes, where the bodies count as still.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_joint_rows_moving(
     joints: &Arena<Joint, JointHandle>,

@@ -198,9 +198,9 @@ impl BroadPhase {
     }
 }
 
-/// A pair as one integer that orders like the pair (a comparison of two `u32` arrays is a
-/// slice comparison, several times slower in the sorts here).
-fn key([a, b]: [u32; 2]) -> u64 {
+/// A pair of slots as one integer that orders like the pair (a comparison of two `u32`
+/// arrays is a slice comparison, several times slower in sorts and merges).
+pub(super) fn key([a, b]: [u32; 2]) -> u64 {
     (u64::from(a) << 32) | u64::from(b)
 }
 
@@ -210,7 +210,7 @@ fn merge_sorted(a: &[[u32; 2]], b: &[[u32; 2]], out: &mut Vec<[u32; 2]>) {
     out.clear();
     out.reserve(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
+    loop {
         let next = match (a.get(i), b.get(j)) {
             (Some(&x), Some(&y)) if key(x) <= key(y) => {
                 i += 1;

@@ -339,10 +339,9 @@ impl CollisionPipeline {
                 continue;
             };
             let key = [ha, hb];
-            // Slot pairs ordered as one integer (comparing arrays is a slice comparison).
-            let order = |[x, y]: [usize; 2]| ((x as u64) << 32) | y as u64;
-            let slots = |pair: &PairState| order(pair.colliders.map(|h| h.index()));
-            let here = order([a as usize, b as usize]);
+            let slots =
+                |pair: &PairState| broad_phase::key(pair.colliders.map(|h| h.index() as u32));
+            let here = broad_phase::key([a, b]);
             while cursor < self.previous.len() && slots(&self.previous[cursor]) < here {
                 cursor += 1;
             }

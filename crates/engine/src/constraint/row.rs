@@ -439,16 +439,16 @@ impl RowWriter<'_> {
 
     /// With `on`, [`Self::push`] keeps only each row's bodies, error, bounds and stabilise
     /// flag (the other columns of the storage stay empty): post-stabilisation's passes that
-    /// re-read the errors of rows whose Jacobians they keep, and the curvature look-ahead. A ball chain's link wrote thirteen columns
-    /// a row to have three numbers read (S3: a fifth of its step re-measured rows).
+    /// re-read the errors of rows whose Jacobians they keep, and the curvature look-ahead.
+    /// A ball chain's link wrote thirteen columns a row to have three numbers read (S3: a
+    /// fifth of its step re-measured rows).
     pub(crate) fn errors_only(mut self, on: bool) -> Self {
         self.errors_only = on;
         self
     }
 
     /// Whether [`Self::push`] keeps only the rows' bodies, errors, bounds and stabilise
-    /// flags (a producer
-    /// may then skip its Jacobians; see [`Self::errors_only`]).
+    /// flags (a producer may then skip its Jacobians; see [`Self::errors_only`]).
     pub(crate) fn is_errors_only(&self) -> bool {
         self.errors_only
     }

@@ -270,8 +270,8 @@ impl PostStabilizer {
                 }
                 self.measure_errors(joints, contacts, hot, softness, settings.tolerance)?;
                 if self.islands.len() != islands {
-                    // The islands changed under the line search: start a fresh pass.
-                    halved = true;
+                    // The islands changed under the line search: start a fresh pass (by
+                    // Newton: `chord_ready` below sees the new count).
                     break;
                 }
                 let mut still = false;
@@ -732,15 +732,17 @@ fn write_joints(
     pass: RowPass,
     storage: &mut RowStorage,
 ) {
-    let poses = &hot.next_pose;
-    crate::stepper::write_joint_rows(
+    let (poses, ground) = (&hot.next_pose, hot.ground());
+    let ignore_ranges = |_, _| {};
+    crate::stepper::write_joint_rows_moving(
         joints,
         poses,
-        hot.ground(),
+        None,
+        ground,
         softness,
         pass,
         storage,
-        |_, _| {},
+        ignore_ranges,
     );
 }
 
