@@ -37,12 +37,16 @@ use skyline::Skyline;
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 
 /// Sweeps of projected Gauss-Seidel for islands the direct method cannot take: the most a
-/// pass spends, reached only if [`SWEEP_TOLERANCE`] is not met first. S2's pile reached the
-/// cap in 390 of 445 passes at 50: its coupled contacts converge slowly, and what a pass
-/// leaves is taken by the next pass or step. At 35 its projection work fell by 28 % (88,095
-/// -> 63,359 row updates a step) with the same penetrations (0.13-0.15 mm at 300, 450 and
-/// 600 steps), S1's top box 2.53 -> 2.54 mm, S4 unchanged; at 25 S1's top box moved 2.62 mm.
-const ONE_SIDED_SWEEPS: usize = 35;
+/// pass spends, reached only if [`SWEEP_TOLERANCE`] is not met first. S2's resting pile
+/// reaches the cap in nearly every pass: its coupled contacts converge slowly, the CFM's
+/// yield (`cfm lambda` a step at the bottom) brings the next pass within a step or two, and
+/// what a pass leaves is taken by the next. Fewer sweeps then mean smaller, more frequent
+/// passes with the same depths: S2's projection row updates a step 64,133 (35 sweeps) ->
+/// 28,988 (12) -> 23,164 (8) -> 19,634 (5), its deepest penetration at the last step 0.139,
+/// 0.146, 0.130, 0.145 mm (late steps' mean 0.168 mm at both 35 and 8); S1's top box under
+/// the iterative stepper 2.54, 2.62, 2.73, 3.48 mm (exact 2.21, 2.00, 2.09, 2.20 mm); S4
+/// unchanged. 50 -> 35 had cut S2 28 % with the same depths (BENCHMARKS.md).
+const ONE_SIDED_SWEEPS: usize = 8;
 /// A pass's Gauss-Seidel sweeps stop once the largest change of any row's `mu` in one sweep
 /// is at most this fraction of the largest `|mu|` (dimensionless). `mu` solves
 /// `(J M^-1 J^T) mu = -C`, so it scales with the errors being corrected, and the
