@@ -247,6 +247,7 @@ impl World {
         );
         contact_rows::estimate_loads(
             &mut collision.points,
+            &collision.order,
             &s.hot.inverse_mass,
             settings.gravity,
             &mut s.contact_load,
@@ -254,6 +255,7 @@ impl World {
         );
         contact_rows::write_rows(
             &mut collision.points,
+            &collision.order,
             &s.hot.pose,
             settings.softness,
             model,
@@ -288,16 +290,17 @@ impl World {
         stats.times.integration = clock.elapsed();
 
         let clock = PhaseClock::start(settings.time_phases);
-        let stabilized_contacts = if projected {
-            &mut collision.points[..]
+        let (stabilized_contacts, contact_order) = if projected {
+            (&mut collision.points[..], &collision.order[..])
         } else {
-            &mut []
+            (&mut [][..], &[][..])
         };
         let any_rows = joints.len() > 0 || !stabilized_contacts.is_empty();
         if settings.post_stabilization.enabled && any_rows {
             s.poststab.run(
                 joints,
                 stabilized_contacts,
+                contact_order,
                 &mut s.hot,
                 settings.softness,
                 &settings.post_stabilization,
@@ -311,6 +314,7 @@ impl World {
         wrenches.resize(s.hot.pose.len(), Default::default());
         contact_rows::read_forces(
             &mut collision.points,
+            &collision.order,
             &s.raw,
             &s.hot.pose,
             model,

@@ -143,13 +143,14 @@ pub(crate) fn prepare(
 /// sweeps spread a correction over a column of `n` bodies like a diffusion, in about `n^2`
 /// sweeps, and the stack would sag and rock meanwhile.
 ///
-/// `points` must be ordered from the highest pair to the lowest (as the collision pipeline
-/// orders them). A pair whose normal points up from A to B (at least [`BEARING`] of it)
+/// `order` lists the points from the highest pair to the lowest (the collision pipeline's
+/// [`crate::collision::CollisionPipeline::order`]). A pair whose normal points up from A to B (at least [`BEARING`] of it)
 /// carries B's load down to A, and conversely. Each body's load is its weight plus what its
 /// upper contacts bring, shared equally among the points that support it. Only a start:
 /// the solver corrects it.
 pub(crate) fn estimate_loads(
     points: &mut [ContactPoint],
+    order: &[u32],
     inverse_mass: &[f64],
     gravity: Vec3,
     load: &mut Vec<f64>,
@@ -184,7 +185,8 @@ pub(crate) fn estimate_loads(
             supports[upper] += 1;
         }
     }
-    for point in points.iter_mut() {
+    for &p in order {
+        let point = &mut points[p as usize];
         let Some((upper, lower)) = bearing(point) else {
             continue;
         };
@@ -196,7 +198,9 @@ pub(crate) fn estimate_loads(
     }
 }
 
-/// Appends the rows of every point to `storage` at `poses` (solver slots): first every
+/// Appends the rows of every point to `storage` at `poses` (solver slots), the points
+/// taken in `order` (a permutation of their indices: from the highest pair to the lowest,
+/// the order Gauss-Seidel should visit them): first every
 /// normal row, then every friction row (as ODE's quickstep orders them: each Gauss-Seidel
 /// sweep then bounds friction by normal forces already updated in that sweep).
 ///
@@ -206,8 +210,10 @@ pub(crate) fn estimate_loads(
 /// projection after the step, so the velocities get no push-out energy. In the positional
 /// pass (post-stabilisation) the witness points move with the bodies and only normal rows
 /// are written.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn write_rows(
     points: &mut [ContactPoint],
+    order: &[u32],
     poses: &[Pose],
     world_softness: Softness,
     model: FrictionModel,
@@ -227,7 +233,9 @@ pub(crate) fn write_rows(
     };
     let base = storage.grow(most);
     let mut next_friction = base + n;
-    for (p, point) in points.iter_mut().enumerate() {
+    debug_assert_eq!(order.len(), n);
+    for (p, &index) in order.iter().enumerate() {
+        let point = &mut points[index as usize];
         let [a, b] = point.slots;
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
         let c = &point.candidate;
@@ -310,10 +318,11 @@ pub(crate) fn write_rows(
 }
 
 /// Reads each point's forces from `storage.lambda` (raw row order), fills `contacts` with
-/// the report, adds each point's force and torque to `wrenches` (by solver slot), and
+/// the report (points in `order`), adds each point's force and torque to `wrenches` (by solver slot), and
 /// updates the points' memories.
 pub(crate) fn read_forces(
     points: &mut [ContactPoint],
+    order: &[u32],
     storage: &RowStorage,
     poses: &[Pose],
     model: FrictionModel,
@@ -321,7 +330,8 @@ pub(crate) fn read_forces(
     wrenches: &mut [ContactWrench],
 ) {
     contacts.clear();
-    for point in points {
+    for &p in order {
+        let point = &mut points[p as usize];
         let normal_force = storage.lambda[point.normal_row];
         let friction_forces = &storage.lambda[point.friction_rows.clone()];
         let [t1, t2] = point.tangents;

@@ -119,6 +119,9 @@ pub(crate) struct PostStabilizer {
     first_pass: bool,
     /// The first raw row of a contact in the last measure (joint rows come first).
     first_contact: u32,
+    /// The order the contacts' rows are written in (see [`Self::run`]): raw row
+    /// `first_contact + i` is contact `contact_order[i]`'s.
+    contact_order: Vec<u32>,
     /// Per sorted row: the contact's remembered multiplier (0 for joint rows); after the
     /// first pass's Gauss-Seidel solve of an island, that solve's multipliers.
     remembered: Vec<f64>,
@@ -177,10 +180,12 @@ impl PostStabilizer {
     /// tolerance, and halves it (up to [`MAX_HALVINGS`] times) until the island's `sum C^2`
     /// decreases: far from the manifold (a link of a whipping chain turned by a radian in
     /// one step) the full step can overshoot, and the search keeps the projection monotone.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
         contacts: &mut [ContactPoint],
+        order: &[u32],
         hot: &mut HotBodies,
         softness: Softness,
         settings: &PostStabilization,
@@ -201,6 +206,8 @@ impl PostStabilizer {
                 return Ok(());
             }
         }
+        self.contact_order.clear();
+        self.contact_order.extend_from_slice(order);
         self.touching.clear();
         self.touching.resize(hot.next_pose.len(), false);
         for point in contacts.iter() {
@@ -338,6 +345,7 @@ impl PostStabilizer {
         // Contacts: one-sided normal rows with the witness points moving with the bodies.
         write_contact_rows(
             contacts,
+            &self.contact_order,
             &hot.next_pose,
             softness,
             FrictionModel::Box,
@@ -346,13 +354,15 @@ impl PostStabilizer {
             &mut self.raw,
         );
         self.islands.build(&self.raw, &hot.dynamic, &mut self.rows);
-        // Position-level contact rows are one normal row per point, in point order.
+        // Position-level contact rows are one normal row per point, in `contact_order`.
         self.first_contact = first_contact;
         self.remembered.clear();
         self.remembered
             .extend(self.islands.origin[..self.rows.len()].iter().map(|&raw| {
-                raw.checked_sub(first_contact)
-                    .map_or(0.0, |p| contacts[p as usize].memory.projection)
+                let order = &self.contact_order;
+                raw.checked_sub(first_contact).map_or(0.0, |i| {
+                    contacts[order[i as usize] as usize].memory.projection
+                })
             }));
         self.rows_current = true;
         self.factored.clear();
@@ -393,7 +403,10 @@ impl PostStabilizer {
         for (i, &raw) in self.islands.origin[..self.rows.len()].iter().enumerate() {
             let raw = raw as usize;
             self.rows.error[i] = match raw.checked_sub(joint_rows) {
-                Some(p) => positional_error(&contacts[p], &hot.next_pose),
+                Some(i) => {
+                    let p = self.contact_order[i] as usize;
+                    positional_error(&contacts[p], &hot.next_pose)
+                }
                 None => self.errors.error[raw],
             };
         }
@@ -720,8 +733,10 @@ impl PostStabilizer {
             .iter()
             .zip(&self.remembered)
         {
-            if let Some(p) = raw.checked_sub(self.first_contact) {
-                contacts[p as usize].memory.projection = mu;
+            if let Some(i) = raw.checked_sub(self.first_contact) {
+                contacts[self.contact_order[i as usize] as usize]
+                    .memory
+                    .projection = mu;
             }
         }
     }
