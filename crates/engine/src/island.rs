@@ -37,15 +37,15 @@ pub(crate) struct Islands {
     /// Where each unit (a row, or a grouped contact's rows) starts in `lanes`, and one past
     /// the last.
     unit_start: Vec<u32>,
-    /// Whether [`Self::build`] puts each friction row right after its normal row (see
-    /// [`Self::group_friction`]); interleaving then deals whole contacts.
+    /// Whether interleaving deals whole contacts (a normal row with the friction rows that
+    /// follow it) rather than single rows. Producers write a contact's friction rows right
+    /// after its normal row (`contact::rows::write_rows`), and the sort is stable, so they
+    /// stay together: Gauss-Seidel solves them as one block, and the exact stepper's
+    /// envelope factorisation of the clamped rows (built in row order) stays narrow. Written
+    /// every normal first, then every friction row, a friction row would couple with rows a
+    /// whole island away: S4's warm-started 240-row solve spent 46 % of its step in that
+    /// factorisation's forward substitutions.
     pub(crate) group_contacts: bool,
-    /// Per raw row while grouping: its first and last friction row (normal rows), the
-    /// next friction row of the same normal, and whether it is a normal in the island.
-    first_friction: Vec<u32>,
-    last_friction: Vec<u32>,
-    next_friction: Vec<u32>,
-    grouped_normal: Vec<bool>,
     /// What the last [`Self::build`] sorted, see [`Structure`].
     last: Structure,
     /// Each sorted row's friction index relative to its island.
@@ -106,7 +106,7 @@ impl Structure {
 /// and the processor overlaps their updates: S1's 20 sweeps over 7080 rows took 2.0 ms
 /// instead of 2.6 (S2 2.4 instead of 2.6). It changes the sweep order, so the iterates,
 /// but not what they converge to; S1, S2 and S4 kept their quality (BENCHMARKS.md). Both
-/// steppers put each contact's rows together ([`Islands::group_friction`]): the exact
+/// steppers keep each contact's rows together ([`Islands::group_contacts`]): the exact
 /// stepper's envelope factorisation needs it, and Gauss-Seidel then updates a contact's
 /// three rows as one block (`stiction_lcp::pgs`); the iterative stepper deals whole
 /// contacts into the lanes. Unbounded rows (joints) keep their order, since a chain's
@@ -263,10 +263,8 @@ impl Islands {
                 *slot += 1;
             }
         }
+        debug_assert!(self.frictions_follow_normals(raw));
         for k in 0..islands {
-            if self.group_contacts {
-                self.group_friction(k, raw);
-            }
             if self.interleave > 1 {
                 self.interleave_bounded(k, raw);
             }
@@ -285,6 +283,21 @@ impl Islands {
         self.gather(raw, sorted);
     }
 
+    /// Whether every friction row of the sorted order follows its normal row or another
+    /// friction row of the same normal (what producers promise, see
+    /// [`Self::group_contacts`]).
+    fn frictions_follow_normals(&self, raw: &RowStorage) -> bool {
+        self.origin.windows(2).all(|pair| {
+            let (before, row) = (pair[0] as usize, pair[1] as usize);
+            raw.findex[row].is_none_or(|normal| {
+                before == normal || raw.findex[before] == Some(normal)
+            })
+        }) && self
+            .origin
+            .first()
+            .is_none_or(|&r| raw.findex[r as usize].is_none())
+    }
+
     /// Writes `raw`'s rows into `sorted` in the order found (`origin`), friction indices
     /// made relative to their islands.
     fn gather(&self, raw: &RowStorage, sorted: &mut RowStorage) {
@@ -294,8 +307,8 @@ impl Islands {
 
     /// Deals island `k`'s bounded rows (in `origin`, with `new_position` kept inverse to
     /// it) into [`Self::interleave`] lanes: unit `lane + w * stride` of the stable order
-    /// goes to place `w + lane * ways`. A unit is one row or, after
-    /// [`Self::group_friction`], a contact's normal row with its friction rows, which stay
+    /// goes to place `w + lane * ways`. A unit is one row or, with
+    /// [`Self::group_contacts`], a contact's normal row with its friction rows, which stay
     /// together. Islands with fewer than two units per lane keep their order.
     fn interleave_bounded(&mut self, k: usize, raw: &RowStorage) {
         let ways = self.interleave;
@@ -334,77 +347,6 @@ impl Islands {
             }
         }
         debug_assert_eq!(position, end);
-    }
-
-    /// Moves each friction row of island `k` right after its normal row (`origin` and
-    /// `new_position` kept inverse). Contacts write every normal row, then every friction
-    /// row; in that order a friction row couples with rows a whole island away, and the
-    /// exact stepper's envelope factorisation of the clamped rows (built in row order)
-    /// fills in between: S4's warm-started 240-row solve spent 46 % of its step in that
-    /// factorisation's forward substitutions. With each contact's rows together and the
-    /// contacts ordered by height, a stack's rows couple only with their neighbours'.
-    fn group_friction(&mut self, k: usize, raw: &RowStorage) {
-        let (start, end) = (self.row_start[k] + self.nub[k], self.row_start[k + 1]);
-        if end - start < 2 {
-            return;
-        }
-        let n = raw.len();
-        for list in [
-            &mut self.first_friction,
-            &mut self.last_friction,
-            &mut self.next_friction,
-        ] {
-            if list.len() < n {
-                list.resize(n, NONE);
-            }
-        }
-        if self.grouped_normal.len() < n {
-            self.grouped_normal.resize(n, false);
-        }
-        self.lanes.clear();
-        self.lanes.extend_from_slice(&self.origin[start..end]);
-        for &r in &self.lanes {
-            let r = r as usize;
-            self.first_friction[r] = NONE;
-            self.last_friction[r] = NONE;
-            self.next_friction[r] = NONE;
-            self.grouped_normal[r] = raw.findex[r].is_none();
-        }
-        // A friction row joins its normal's list if that normal is a bounded row of this
-        // island (always, for contacts); any other stays where it is.
-        let joins = |grouped: &[bool], f: usize| raw.findex[f].filter(|&j| grouped[j]);
-        for &f in &self.lanes {
-            let f = f as usize;
-            if let Some(j) = joins(&self.grouped_normal, f) {
-                match self.last_friction[j] {
-                    NONE => self.first_friction[j] = f as u32,
-                    last => self.next_friction[last as usize] = f as u32,
-                }
-                self.last_friction[j] = f as u32;
-            }
-        }
-        let mut position = start;
-        for index in 0..self.lanes.len() {
-            let r = self.lanes[index] as usize;
-            if joins(&self.grouped_normal, r).is_some() {
-                continue;
-            }
-            let mut next = r as u32;
-            while next != NONE {
-                self.origin[position] = next;
-                self.new_position[next as usize] = position as u32;
-                position += 1;
-                next = if next as usize == r {
-                    self.first_friction[r]
-                } else {
-                    self.next_friction[next as usize]
-                };
-            }
-        }
-        debug_assert_eq!(position, end);
-        for &r in &self.lanes {
-            self.grouped_normal[r as usize] = false;
-        }
     }
 
     fn find(&mut self, mut x: u32) -> u32 {
@@ -492,53 +434,56 @@ mod tests {
     }
 
     #[test]
-    fn grouping_puts_each_contacts_friction_rows_after_its_normal() {
-        // As contacts write them: a joint row, three normals, then two friction rows per
-        // normal; a fourth bounded row with no friction (a joint limit) among the normals.
+    fn a_contacts_rows_stay_together_and_are_dealt_whole() {
+        // As contacts write them: a joint row, then each of three normals with its two
+        // friction rows; a bounded row with no friction (a joint limit) last.
         let dynamic = [true, true, false];
         let mut raw = RowStorage::default();
         add_row(&mut raw, 0, 1, false); // raw 0: unbounded
-        for _ in 0..4 {
-            add_row(&mut raw, 0, 1, true); // raw 1, 2, 3: normals; raw 4: a limit
-        }
-        for normal in [1, 2, 3] {
+        for normal in [1, 4, 7] {
+            add_row(&mut raw, 0, 1, true);
             for _ in 0..2 {
                 add_row(&mut raw, 0, 1, true);
                 let last = raw.len() - 1;
-                raw.findex[last] = Some(normal); // raw 5..=10
+                raw.findex[last] = Some(normal);
             }
         }
+        add_row(&mut raw, 0, 1, true); // raw 10: a limit
         let mut islands = Islands {
             group_contacts: true,
             ..Islands::default()
         };
         let mut sorted = RowStorage::default();
-        for _ in 0..2 {
-            // Twice: the scratch lists must come back clean.
-            islands.build(&raw, &dynamic, &mut sorted);
-            assert_eq!(&islands.origin[..], &[0, 1, 5, 6, 2, 7, 8, 3, 9, 10, 4]);
-            let expected = [None, None, Some(1), Some(1), None, Some(4), Some(4), None]
-                .into_iter()
-                .chain([Some(7), Some(7), None]);
-            assert!(
-                sorted.findex.iter().copied().eq(expected),
-                "{:?}",
-                sorted.findex
-            );
-        }
-        // Grouped and interleaved (the iterative stepper): too few units for two lanes of
-        // four keep their order; with two lanes of two, units (1 5 6) (2 7 8) | (3 9 10)
-        // (4) are dealt first of each lane, then second.
-        islands.interleave = 4;
-        islands.build(&raw, &dynamic, &mut sorted);
-        assert_eq!(&islands.origin[..], &[0, 1, 5, 6, 2, 7, 8, 3, 9, 10, 4]);
-        islands.interleave = 2;
-        islands.build(&raw, &dynamic, &mut sorted);
-        assert_eq!(&islands.origin[..], &[0, 1, 5, 6, 3, 9, 10, 2, 7, 8, 4]);
         let expected = [None, None, Some(1), Some(1), None, Some(4), Some(4), None]
             .into_iter()
             .chain([Some(7), Some(7), None]);
+        for _ in 0..2 {
+            islands.build(&raw, &dynamic, &mut sorted);
+            assert_eq!(&islands.origin[..], &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+            assert!(sorted.findex.iter().copied().eq(expected.clone()));
+        }
+        // Interleaved (the iterative stepper): too few units for two lanes of four keep
+        // their order; with two lanes of two, units (1 2 3) (4 5 6) | (7 8 9) (10) are
+        // dealt first of each lane, then second, and the friction rows follow.
+        islands.interleave = 4;
+        islands.build(&raw, &dynamic, &mut sorted);
+        assert_eq!(&islands.origin[..], &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        islands.interleave = 2;
+        islands.build(&raw, &dynamic, &mut sorted);
+        assert_eq!(&islands.origin[..], &[0, 1, 2, 3, 7, 8, 9, 4, 5, 6, 10]);
         assert!(sorted.findex.iter().copied().eq(expected));
+        assert!(islands.frictions_follow_normals(&raw));
+        // Every normal first and then every friction row is what producers must not write.
+        let mut split = RowStorage::default();
+        for r in [0, 1, 4, 7, 10, 2, 3, 5, 6, 8, 9] {
+            add_row(&mut split, 0, 1, r != 0);
+        }
+        for (at, normal) in [(5, 1), (6, 1), (7, 2), (8, 2), (9, 3), (10, 3)] {
+            split.findex[at] = Some(normal);
+        }
+        islands.interleave = 1;
+        islands.origin = (0..split.len() as u32).collect();
+        assert!(!islands.frictions_follow_normals(&split));
     }
 
     #[test]

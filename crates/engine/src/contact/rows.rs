@@ -200,9 +200,10 @@ pub(crate) fn estimate_loads(
 
 /// Appends the rows of every point to `storage` at `poses` (solver slots), the points
 /// taken in `order` (a permutation of their indices: from the highest pair to the lowest,
-/// the order Gauss-Seidel should visit them): first every
-/// normal row, then every friction row (as ODE's quickstep orders them: each Gauss-Seidel
-/// sweep then bounds friction by normal forces already updated in that sweep).
+/// the order Gauss-Seidel should visit them): each point's normal row, then its friction
+/// rows. That is the order the solvers take them in (`crate::island` keeps a contact's rows
+/// together: Gauss-Seidel solves them as one block, the exact stepper's envelope
+/// factorisation stays narrow), so the islands need not regroup them.
 ///
 /// In the velocity pass (`positional == false`) the points' step-start witness points are
 /// used and each point's rows and warm start are recorded; with `projected` (contacts in
@@ -221,9 +222,8 @@ pub(crate) fn write_rows(
     projected: bool,
     storage: &mut RowStorage,
 ) {
-    // One pass over the points (a point is a few hundred bytes; S1 has 2,360 of them),
-    // each writing its normal row at `base + p` and its friction rows after all normals:
-    // the arrays are grown once for the most rows the points can have, and cut to the rows
+    // One pass over the points (a point is a few hundred bytes; S1 has 2,360 of them): the
+    // arrays are grown once for the most rows the points can have, and cut to the rows
     // written at the end.
     let n = points.len();
     let most = if positional {
@@ -231,11 +231,10 @@ pub(crate) fn write_rows(
     } else {
         n * (1 + friction_row_count(model))
     };
-    let base = storage.grow(most);
-    let mut next_friction = base + n;
+    let mut next = storage.grow(most);
     debug_assert_eq!(order.len(), n);
-    for (p, &index) in order.iter().enumerate() {
-        let point = &mut points[index as usize];
+    for &p in order {
+        let point = &mut points[p as usize];
         let [a, b] = point.slots;
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
         let c = &point.candidate;
@@ -269,7 +268,8 @@ pub(crate) fn write_rows(
         if (erp, cfm) != (softness.erp, softness.cfm) && !positional {
             row = row.softness(Softness { erp, cfm });
         }
-        let index = base + p;
+        let index = next;
+        next += 1;
         storage.set(index, [a, b], &row, softness, None);
         if positional {
             continue;
@@ -280,7 +280,7 @@ pub(crate) fn write_rows(
 
         let [p_a, p_b] = point.anchors;
         let [t1, t2] = point.tangents;
-        let start = next_friction;
+        let start = next;
         if c.friction > 0.0 {
             for direction in friction_directions(model, t1, t2) {
                 // Friction acts on velocity only: parry keeps the witness points of a
@@ -293,11 +293,11 @@ pub(crate) fn write_rows(
                     .bounded(-c.friction, c.friction)
                     .target_velocity(direction.dot(c.surface_velocity))
                     .unstabilized();
-                storage.set(next_friction, [a, b], &row, softness, Some(index));
-                next_friction += 1;
+                storage.set(next, [a, b], &row, softness, Some(index));
+                next += 1;
             }
         }
-        let range = start..next_friction;
+        let range = start..next;
         point.friction_rows = range.clone();
         let memory = &point.memory;
         let box_rows = range.len() == 2 && !matches!(model, FrictionModel::PolygonalCone { .. });
@@ -314,7 +314,7 @@ pub(crate) fn write_rows(
             storage.warm_state[index] = None;
         }
     }
-    storage.truncate(if positional { base + n } else { next_friction });
+    storage.truncate(next);
 }
 
 /// Reads each point's forces from `storage.lambda` (raw row order), fills `contacts` with
