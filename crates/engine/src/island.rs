@@ -289,9 +289,8 @@ impl Islands {
     fn frictions_follow_normals(&self, raw: &RowStorage) -> bool {
         self.origin.windows(2).all(|pair| {
             let (before, row) = (pair[0] as usize, pair[1] as usize);
-            raw.findex[row].is_none_or(|normal| {
-                before == normal || raw.findex[before] == Some(normal)
-            })
+            raw.findex[row]
+                .is_none_or(|normal| before == normal || raw.findex[before] == Some(normal))
         }) && self
             .origin
             .first()

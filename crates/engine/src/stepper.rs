@@ -259,7 +259,6 @@ impl World {
             &s.hot.pose,
             settings.softness,
             model,
-            false,
             projected,
             &mut s.raw,
         );

@@ -74,25 +74,73 @@ impl Iterator for FrictionDirections {
     }
 }
 
-/// The witness points and normal of `point` moved with its bodies to `pose_a`, `pose_b`
-/// (post-stabilisation's positional rows).
-#[inline]
-fn positional_frame(point: &ContactPoint, pose_a: Pose, pose_b: Pose) -> ([Vec3; 2], Vec3) {
-    (
-        [
-            pose_a.transform_point(point.local_anchors[0]),
-            pose_b.transform_point(point.local_anchors[1]),
-        ],
-        pose_a.rotate(point.local_normal),
-    )
+/// What post-stabilisation reads of a contact point: its bodies, its witness points and
+/// normal in the bodies' frames and its softness. A tenth of the point's size, so the
+/// projection's passes over the contacts (rows and errors, several a step) read a compact
+/// array instead of gathering points of a few hundred bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PositionalContact {
+    /// Solver slots of the bodies.
+    pub(crate) slots: [u32; 2],
+    local_anchors: [Vec3; 2],
+    local_normal: Vec3,
+    softness: Softness,
 }
 
-/// The position error `C` of `point`'s positional normal row at `poses` (negative:
-/// penetrating), exactly as [`write_rows`] writes it in the positional pass, slop included.
-pub(crate) fn positional_error(point: &ContactPoint, poses: &[Pose]) -> f64 {
-    let [a, b] = point.slots.map(|s| s as usize);
-    let (anchors, normal) = positional_frame(point, poses[a], poses[b]);
-    (-normal).dot(anchors[0] - anchors[1]) + PROJECTION_SLOP
+impl PositionalContact {
+    /// `point`'s positional data, with `world_softness` unless the point has its own.
+    pub(crate) fn of(point: &ContactPoint, world_softness: Softness) -> Self {
+        Self {
+            slots: point.slots,
+            local_anchors: point.local_anchors,
+            local_normal: point.local_normal,
+            softness: point.candidate.softness.unwrap_or(world_softness),
+        }
+    }
+
+    /// The witness points and normal moved with the bodies to `pose_a`, `pose_b`.
+    #[inline]
+    fn frame(&self, pose_a: Pose, pose_b: Pose) -> ([Vec3; 2], Vec3) {
+        (
+            [
+                pose_a.transform_point(self.local_anchors[0]),
+                pose_b.transform_point(self.local_anchors[1]),
+            ],
+            pose_a.rotate(self.local_normal),
+        )
+    }
+
+    /// The position error `C` of the positional normal row at `poses` (negative:
+    /// penetrating), exactly as [`write_positional_rows`] writes it, slop included.
+    pub(crate) fn error(&self, poses: &[Pose]) -> f64 {
+        let [a, b] = self.slots.map(|s| s as usize);
+        let (anchors, normal) = self.frame(poses[a], poses[b]);
+        (-normal).dot(anchors[0] - anchors[1]) + PROJECTION_SLOP
+    }
+}
+
+/// Appends the one-sided normal row of every contact of `contacts` at `poses` (solver
+/// slots), taken in `order` (as [`write_rows`]), the witness points moving with the bodies:
+/// post-stabilisation's rows.
+pub(crate) fn write_positional_rows(
+    contacts: &[PositionalContact],
+    order: &[u32],
+    poses: &[Pose],
+    storage: &mut RowStorage,
+) {
+    let first = storage.grow(order.len());
+    for (index, &p) in (first..).zip(order) {
+        let contact = &contacts[p as usize];
+        let [a, b] = contact.slots;
+        let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
+        let (anchors, normal) = contact.frame(*pose_a, *pose_b);
+        let mut row = linear_row_at(pose_a, pose_b, -normal, anchors[0], anchors[1])
+            .bounded(0.0, f64::INFINITY);
+        // Leave PROJECTION_SLOP of penetration to the projection: resting contacts then
+        // need no pass every step to undo the CFM's yield.
+        row.error += PROJECTION_SLOP;
+        storage.set(index, [a, b], &row, contact.softness, None);
+    }
 }
 
 /// Frames and restitution of every point from the predicted velocities `predicted` and
@@ -205,20 +253,16 @@ pub(crate) fn estimate_loads(
 /// together: Gauss-Seidel solves them as one block, the exact stepper's envelope
 /// factorisation stays narrow), so the islands need not regroup them.
 ///
-/// In the velocity pass (`positional == false`) the points' step-start witness points are
-/// used and each point's rows and warm start are recorded; with `projected` (contacts in
-/// post-stabilisation) a penetration is not corrected here (ERP 0 on it), only by the
-/// projection after the step, so the velocities get no push-out energy. In the positional
-/// pass (post-stabilisation) the witness points move with the bodies and only normal rows
-/// are written.
-#[allow(clippy::too_many_arguments)]
+/// The points' step-start witness points are used and each point's rows and warm start are
+/// recorded; with `projected` (contacts in post-stabilisation) a penetration is not
+/// corrected here (ERP 0 on it), only by the projection after the step
+/// ([`write_positional_rows`]), so the velocities get no push-out energy.
 pub(crate) fn write_rows(
     points: &mut [ContactPoint],
     order: &[u32],
     poses: &[Pose],
     world_softness: Softness,
     model: FrictionModel,
-    positional: bool,
     projected: bool,
     storage: &mut RowStorage,
 ) {
@@ -226,12 +270,7 @@ pub(crate) fn write_rows(
     // arrays are grown once for the most rows the points can have, and cut to the rows
     // written at the end.
     let n = points.len();
-    let most = if positional {
-        n
-    } else {
-        n * (1 + friction_row_count(model))
-    };
-    let mut next = storage.grow(most);
+    let mut next = storage.grow(n * (1 + friction_row_count(model)));
     debug_assert_eq!(order.len(), n);
     for &p in order {
         let point = &mut points[p as usize];
@@ -239,20 +278,11 @@ pub(crate) fn write_rows(
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
         let c = &point.candidate;
         let softness = c.softness.unwrap_or(world_softness);
-        let (anchors, normal) = if positional {
-            positional_frame(point, *pose_a, *pose_b)
-        } else {
-            (point.anchors, c.geometry.normal)
-        };
+        let (anchors, normal) = (point.anchors, c.geometry.normal);
         let mut row = linear_row_at(pose_a, pose_b, -normal, anchors[0], anchors[1])
             .bounded(0.0, f64::INFINITY);
-        if positional {
-            // Leave PROJECTION_SLOP of penetration to the projection: resting contacts
-            // then need no pass every step to undo the CFM's yield.
-            row.error += PROJECTION_SLOP;
-        }
         let (erp, cfm) = match point.bounce {
-            Some(speed) if !positional => {
+            Some(speed) => {
                 // Newton's law alone: no position correction on top of the bounce, and an
                 // all but rigid row: CFM would take `cfm * lambda` off the bounce speed,
                 // and an impact's force is its impulse over `h` (1.5 % of the rebound
@@ -265,15 +295,12 @@ pub(crate) fn write_rows(
             _ if projected => (0.0, softness.cfm),
             _ => (softness.erp, softness.cfm),
         };
-        if (erp, cfm) != (softness.erp, softness.cfm) && !positional {
+        if (erp, cfm) != (softness.erp, softness.cfm) {
             row = row.softness(Softness { erp, cfm });
         }
         let index = next;
         next += 1;
         storage.set(index, [a, b], &row, softness, None);
-        if positional {
-            continue;
-        }
         point.normal_row = index;
         storage.warm_lambda[index] = point.memory.normal;
         storage.warm_state[index] = point.memory.states[0];

@@ -20,8 +20,8 @@ mod active_set;
 mod skyline;
 
 use crate::constraint::{Pose, RowPass, RowStorage, Softness};
-use crate::contact::rows::{positional_error, write_rows as write_contact_rows};
-use crate::contact::{ContactPoint, FrictionModel};
+use crate::contact::rows::{write_positional_rows, PositionalContact};
+use crate::contact::ContactPoint;
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::error::WorldError;
 use crate::island::Islands;
@@ -122,6 +122,8 @@ pub(crate) struct PostStabilizer {
     /// The order the contacts' rows are written in (see [`Self::run`]): raw row
     /// `first_contact + i` is contact `contact_order[i]`'s.
     contact_order: Vec<u32>,
+    /// What the passes read of each contact, indexed as the step's contact points.
+    positional: Vec<PositionalContact>,
     /// Per sorted row: the contact's remembered multiplier (0 for joint rows); after the
     /// first pass's Gauss-Seidel solve of an island, that solve's multipliers.
     remembered: Vec<f64>,
@@ -192,7 +194,8 @@ impl PostStabilizer {
         stats: &mut PostStabilizationStats,
     ) -> Result<(), WorldError> {
         if joints.len() == 0 {
-            if let Some(largest) = contacts_within_tolerance(contacts, hot, settings.tolerance) {
+            let within = contacts_within_tolerance(contacts, hot, softness, settings.tolerance);
+            if let Some(largest) = within {
                 // Nothing to correct (most steps of a resting scene): no rows, islands or
                 // passes. S1 spent 0.4 ms of its 3.9 ms steps building them to find that.
                 stats.rows = contacts
@@ -208,6 +211,9 @@ impl PostStabilizer {
         }
         self.contact_order.clear();
         self.contact_order.extend_from_slice(order);
+        self.positional.clear();
+        self.positional
+            .extend(contacts.iter().map(|p| PositionalContact::of(p, softness)));
         self.touching.clear();
         self.touching.resize(hot.next_pose.len(), false);
         for point in contacts.iter() {
@@ -343,14 +349,10 @@ impl PostStabilizer {
         write_joints(joints, hot, softness, RowPass::Position, &mut self.raw);
         let first_contact = self.raw.len() as u32;
         // Contacts: one-sided normal rows with the witness points moving with the bodies.
-        write_contact_rows(
-            contacts,
+        write_positional_rows(
+            &self.positional,
             &self.contact_order,
             &hot.next_pose,
-            softness,
-            FrictionModel::Box,
-            true,
-            true,
             &mut self.raw,
         );
         self.islands.build(&self.raw, &hot.dynamic, &mut self.rows);
@@ -405,7 +407,7 @@ impl PostStabilizer {
             self.rows.error[i] = match raw.checked_sub(joint_rows) {
                 Some(i) => {
                     let p = self.contact_order[i] as usize;
-                    positional_error(&contacts[p], &hot.next_pose)
+                    self.positional[p].error(&hot.next_pose)
                 }
                 None => self.errors.error[raw],
             };
@@ -773,6 +775,7 @@ fn write_joints(
 fn contacts_within_tolerance(
     contacts: &[ContactPoint],
     hot: &HotBodies,
+    softness: Softness,
     tolerance: f64,
 ) -> Option<f64> {
     let contact_tolerance = tolerance.max(CONTACT_TOLERANCE);
@@ -782,7 +785,8 @@ fn contacts_within_tolerance(
         if !point.slots.iter().any(|&s| hot.dynamic[s as usize]) {
             continue;
         }
-        let v = violation(positional_error(point, &hot.next_pose), 0.0, f64::INFINITY);
+        let error = PositionalContact::of(point, softness).error(&hot.next_pose);
+        let v = violation(error, 0.0, f64::INFINITY);
         if v.is_nan() || v > contact_tolerance {
             // Too deep, or not finite: the full measure decides (and reports).
             return None;
