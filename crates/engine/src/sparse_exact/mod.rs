@@ -13,7 +13,8 @@
 //!   piles, where friction feeds back into the normal forces and the moves cycle), a
 //!   semismooth Newton method on the natural map of the whole friction-coupled problem
 //!   takes over: the same clamped-set solves, globalised by a line search, a proximal
-//!   term and Gauss-Seidel smoothing.
+//!   term and Gauss-Seidel smoothing, within a work budget that grows with the island
+//!   (about a second on S1's 7000 rows) after which the caller falls back.
 //! - **Body space** ([`system`]): the clamped rows are solved through
 //!   `H = M + J_F^T R_F^-1 J_F`, one 6 x 6 block per body, factored by our block
 //!   Cholesky ([`cholesky`], [`block`]) after a minimum-degree ordering of the body graph

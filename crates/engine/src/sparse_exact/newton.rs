@@ -77,6 +77,23 @@ const NEWTON_GMRES_CYCLES: usize = 1;
 const WITHOUT_PROGRESS: usize = 40;
 /// Newton steps at most (within [`MAX_ITERATIONS`]).
 const NEWTON_STEPS: usize = 280;
+/// The most work the Newton phase may spend on one island, in row updates (a Gauss-Seidel
+/// sweep costs one per row, a Newton step about [`STEP_WORK`] sweeps' worth) before it
+/// gives up and the caller falls back to Gauss-Seidel: a bound on a step's time rather
+/// than on its iterations, since an iteration's cost grows with the island. Small islands
+/// never reach it (a 300-row pile may spend 160,000 sweeps' worth, far beyond
+/// [`NEWTON_STEPS`]). On S1's 7080-row pyramid a rare step's merit creeps down a few per
+/// cent a Newton step, with [`SMOOTHING_SWEEPS`] (about 50 ms there) after every third:
+/// one such step took 261 iterations and 6.0 s against a median step of 9 ms. With this
+/// budget (about a second there) that step falls back after 63 iterations and 1.1 s;
+/// the pyramid's slowest converging step (29 iterations, 14 smoothings, 0.63 s, in the
+/// first 60 steps) still finishes. Over 600 steps of S1: 1 fallback, slowest step
+/// 6.0 -> 1.2 s, mean 23 -> 16 ms.
+const NEWTON_WORK: usize = 50_000_000;
+/// What one Newton step costs in sweeps' worth of row updates (its factorisation, the
+/// settle's refinements and GMRES cycle, the line search's natural maps): on S1 about
+/// 3 ms against 0.14 ms for a row-by-row sweep.
+const STEP_WORK: usize = 20;
 /// Gauss-Seidel sweeps before the first Newton step (S1: 0 fallbacks in 60 steps from
 /// the block moves' best iterate and 100 sweeps, 1 from the warm forces and 1000 sweeps,
 /// 2 without sweeps; a 125-sphere pile: 0, 1 and all 40 of 40).
@@ -100,6 +117,9 @@ impl SparseExactSolver {
         if !self.smooth(island, op, START_SWEEPS) {
             return Sweep::Failed(Status::NonFinite);
         }
+        let rows = self.x.len().max(1);
+        let mut work = START_SWEEPS * rows;
+
         let mut merit = self.natural_map(island, op);
         self.base_r.clone_from(&self.r);
         let mut rho = FIRST_PROXIMAL;
@@ -108,9 +128,10 @@ impl SparseExactSolver {
         let limit = (*used + NEWTON_STEPS).min(MAX_ITERATIONS);
         let mut factored_rho = f64::NAN;
         let outcome = loop {
-            if *used >= limit || since_best >= WITHOUT_PROGRESS {
+            if *used >= limit || since_best >= WITHOUT_PROGRESS || work > NEWTON_WORK {
                 break Sweep::Stalled;
             }
+            work += STEP_WORK * rows;
             if rho != factored_rho {
                 self.set_proximal(op, rho);
                 factored_rho = rho;
@@ -159,6 +180,8 @@ impl SparseExactSolver {
                 if !self.smooth(island, op, SMOOTHING_SWEEPS) {
                     break Sweep::Failed(Status::NonFinite);
                 }
+                work += SMOOTHING_SWEEPS * rows;
+
                 merit = self.natural_map(island, op);
             }
             if !merit.is_finite() {
