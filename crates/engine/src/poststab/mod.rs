@@ -42,11 +42,12 @@ use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 /// yield (`cfm lambda` a step at the bottom) brings the next pass within a step or two, and
 /// what a pass leaves is taken by the next. Fewer sweeps then mean smaller, more frequent
 /// passes with the same depths: S2's projection row updates a step 64,133 (35 sweeps) ->
-/// 28,988 (12) -> 23,164 (8) -> 19,634 (5), its deepest penetration at the last step 0.139,
-/// 0.146, 0.130, 0.145 mm (late steps' mean 0.168 mm at both 35 and 8); S1's top box under
-/// the iterative stepper 2.54, 2.62, 2.73, 3.48 mm (exact 2.21, 2.00, 2.09, 2.20 mm); S4
-/// unchanged. 50 -> 35 had cut S2 28 % with the same depths (BENCHMARKS.md).
-const ONE_SIDED_SWEEPS: usize = 8;
+/// 28,988 (12) -> 23,164 (8), its deepest penetration at the last step 0.139, 0.146,
+/// 0.130 mm; S1's top box under the iterative stepper after 600 steps 2.54, 2.62,
+/// 2.73 mm. But a pyramid creeps sideways under too little projection: in `stiction
+/// stress`'s 6000 steps of S1 the top box moved 1.33 mm (35), 1.73 mm (12), and at 8 it
+/// passed the 5 mm limit at step 1685. 50 -> 35 had cut S2 28 % with the same depths.
+const ONE_SIDED_SWEEPS: usize = 12;
 /// A pass's Gauss-Seidel sweeps stop once the largest change of any row's `mu` in one sweep
 /// is at most this fraction of the largest `|mu|` (dimensionless). `mu` solves
 /// `(J M^-1 J^T) mu = -C`, so it scales with the errors being corrected, and the
