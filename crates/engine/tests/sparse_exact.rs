@@ -9,8 +9,10 @@
 //!   the two solvers may legitimately pick different ones, so the pyramid and the pile are
 //!   compared frictionless, and with friction only certified (residual, no fallback).
 //! - Determinism: two copies of a pyramid on the sparse path stay bit-identical.
-//! - S1 (pyramid, N = 20, one island of about 7000 rows): the exact stepper runs it with
-//!   no fallback; a short run here, the full 600 steps `#[ignore]`d:
+//! - S1 (pyramid, N = 20, one island of about 7000 rows): the exact stepper runs its first
+//!   second with no fallback; over the full 600 steps (`#[ignore]`d) at most two steps
+//!   reach the semismooth Newton phase's work budget and fall back (one at the time of
+//!   writing, where the unbounded iteration took 6 s):
 //!
 //! ```text
 //! cargo test --release -p stiction --test sparse_exact -- --ignored --nocapture
@@ -345,14 +347,16 @@ fn run(scene: &mut Scene, steps: usize) -> (f64, usize, usize, f64, usize) {
     (moved, fallbacks, unsolved, ms, largest)
 }
 
-fn s1_exact(steps: usize, limit: f64) {
+fn s1_exact(steps: usize, limit: f64, most_fallbacks: usize) {
     let mut scene = pyramid(20, exact(ExactSettings::default().dense_row_limit)).unwrap();
     let (moved, fallbacks, unsolved, ms, largest) = run(&mut scene, steps);
     println!(
         "S1 exact (N = 20), {steps} steps: top moved {moved:.3e} m, {fallbacks} fallbacks, {unsolved} unsolved, {ms:.2} ms/step, island of {largest} rows"
     );
     assert!(largest > 5000, "one large island: {largest} rows");
-    assert_eq!((fallbacks, unsolved), (0, 0));
+    assert!(fallbacks <= most_fallbacks, "{fallbacks} fallbacks");
+    // A fallback's Gauss-Seidel answer is not certified: it counts as unsolved.
+    assert!(unsolved <= most_fallbacks, "{unsolved} unsolved");
     assert!(moved < limit, "top box moved {moved} m");
 }
 
@@ -376,13 +380,13 @@ fn s2_exact(side: usize, layers: usize, steps: usize) {
 #[test]
 fn s1_pyramid_20_stands_with_the_exact_stepper_for_a_second() {
     // 60 steps: the pyramid takes its load in the first few, then rests.
-    s1_exact(60, 0.005);
+    s1_exact(60, 0.005, 0);
 }
 
 #[test]
 #[ignore = "full-size S1 exact (600 steps): cargo test --release -- --ignored"]
 fn s1_full_exact() {
-    s1_exact(600, 0.05);
+    s1_exact(600, 0.05, 2);
 }
 
 #[test]
