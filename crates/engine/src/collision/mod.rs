@@ -76,6 +76,7 @@ use crate::world::arena::Arena;
 use crate::world::BodyHandle;
 use crate::world::JointHandle;
 use broad_phase::{BroadPhase, Proxy};
+use std::ops::Range;
 
 /// Asks the processor to start loading the contact manifolds of the pair it will work on
 /// after the next (`after`), and the points of the next one (`next`, whose manifold list
@@ -243,6 +244,18 @@ fn body_of(
             .get(handle)
             .map(|b| (handle.index() as u32, Pose::of(b))),
     }
+}
+
+/// The index ranges of `points` (in pair order) that belong to one pair each.
+fn pair_runs(points: &[ContactPoint]) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut start = 0;
+    points
+        .chunk_by(|a, b| a.source[0] == b.source[0])
+        .map(move |run| {
+            let range = start..start + run.len();
+            start = range.end;
+            range
+        })
 }
 
 impl CollisionPipeline {
@@ -507,9 +520,10 @@ impl CollisionPipeline {
     }
 
     /// Lists the points from the highest to the lowest along `-gravity` in
-    /// [`Self::order`] (stable, so ties keep pair order). Gauss-Seidel visits rows in this order, so in one sweep the weight
-    /// of a stack travels from its top to the ground; in the pair order (the ground's
-    /// contacts first) it would climb down one contact per sweep.
+    /// [`Self::order`] (stable, so ties keep pair order). Gauss-Seidel visits rows in this
+    /// order, so in one sweep the weight of a stack travels from its top to the ground; in
+    /// the pair order (the ground's contacts first) it would climb down one contact per
+    /// sweep.
     fn order_by_height(&mut self, gravity: Vec3) {
         // One height per pair (the mean of its points), so the points of one patch keep
         // parry's order: ordering them by their own heights would shuffle them with every
@@ -522,18 +536,17 @@ impl CollisionPipeline {
             -gravity.normalize()
         };
         self.runs.clear();
-        let mut start = 0;
-        while start < self.points.len() {
-            let pair = self.points[start].source[0];
-            let (mut sum, mut end) = (0.0, start);
-            while end < self.points.len() && self.points[end].source[0] == pair {
-                sum += up.dot(self.points[end].candidate.geometry.point);
-                end += 1;
-            }
+        for run in pair_runs(&self.points) {
+            let points = &self.points[run.clone()];
+            let pair = points[0].source[0];
+            let sum: f64 = points
+                .iter()
+                .map(|p| up.dot(p.candidate.geometry.point))
+                .sum();
             // In steps of HEIGHT_QUANTUM: pairs of one layer keep their pair order
             // instead of trading places with every nanometre of settling; a pair keeps
             // last step's step unless it moved HEIGHT_HYSTERESIS beyond it.
-            let level = sum / (end - start) as f64 / HEIGHT_QUANTUM;
+            let level = sum / points.len() as f64 / HEIGHT_QUANTUM;
             let height = match self.pairs.get_mut(pair as usize) {
                 Some(state) => {
                     let height = match state.height_step {
@@ -550,8 +563,7 @@ impl CollisionPipeline {
                 }
                 None => level.floor(),
             };
-            self.runs.push((height, start as u32, end as u32));
-            start = end;
+            self.runs.push((height, run.start as u32, run.end as u32));
         }
         if gravity != Vec3::ZERO {
             // Highest first; equal heights keep pair order (what a stable sort would give).
@@ -569,17 +581,9 @@ impl CollisionPipeline {
     /// in the points' height order: S2 spent 3.8 % of its step on this, mostly waiting
     /// for memory). The points are in pair order.
     pub(crate) fn remember(&mut self) {
-        let mut start = 0;
-        while start < self.points.len() {
-            let pair = self.points[start].source[0];
-            let end = start
-                + self.points[start..]
-                    .iter()
-                    .take_while(|p| p.source[0] == pair)
-                    .count();
-            let points = &self.points[start..end];
-            start = end;
-            let Some(pair) = self.pairs.get_mut(pair as usize) else {
+        for run in pair_runs(&self.points) {
+            let points = &self.points[run];
+            let Some(pair) = self.pairs.get_mut(points[0].source[0] as usize) else {
                 continue;
             };
             for point in points {

@@ -75,7 +75,7 @@ impl Iterator for FrictionDirections {
 }
 
 /// What post-stabilisation reads of a contact point: its bodies, its witness points and
-/// normal in the bodies' frames and its softness. A tenth of the point's size, so the
+/// normal in the bodies' frames and its softness. A fifth of the point's size, so the
 /// projection's passes over the contacts (rows and errors, several a step) read a compact
 /// array instead of gathering points of a few hundred bytes.
 #[derive(Debug, Clone, Copy)]
@@ -192,10 +192,10 @@ pub(crate) fn prepare(
 /// sweeps, and the stack would sag and rock meanwhile.
 ///
 /// `order` lists the points from the highest pair to the lowest (the collision pipeline's
-/// [`crate::collision::CollisionPipeline::order`]). A pair whose normal points up from A to B (at least [`BEARING`] of it)
-/// carries B's load down to A, and conversely. Each body's load is its weight plus what its
-/// upper contacts bring, shared equally among the points that support it. Only a start:
-/// the solver corrects it.
+/// [`crate::collision::CollisionPipeline::order`]). A pair whose normal points up from A
+/// to B (at least [`BEARING`] of it) carries B's load down to A, and conversely. Each
+/// body's load is its weight plus what its upper contacts bring, shared equally among the
+/// points that support it. Only a start: the solver corrects it.
 pub(crate) fn estimate_loads(
     points: &mut [ContactPoint],
     order: &[u32],
@@ -345,8 +345,8 @@ pub(crate) fn write_rows(
 }
 
 /// Reads each point's forces from `storage.lambda` (raw row order), fills `contacts` with
-/// the report (points in `order`), adds each point's force and torque to `wrenches` (by solver slot), and
-/// updates the points' memories.
+/// the report (points in `order`), adds each point's force and torque to `wrenches` (by
+/// solver slot), and updates the points' memories.
 pub(crate) fn read_forces(
     points: &mut [ContactPoint],
     order: &[u32],
