@@ -454,29 +454,25 @@ impl CollisionPipeline {
                         frame_a.transform_point(tracked.local_p1),
                         frame_b.transform_point(tracked.local_p2),
                     ];
-                    let mut candidate = ContactCandidate {
-                        geometry: ContactGeometry {
-                            colliders: key,
-                            bodies: [ca.body, cb.body],
-                            user_data: [ca.user_data, cb.user_data],
-                            point: 0.5 * (anchors[0] + anchors[1]),
-                            normal,
-                            separation: tracked.dist,
-                        },
-                        friction: material.friction,
-                        restitution: material.restitution,
-                        softness: material.softness,
-                        surface_velocity: Vec3::ZERO,
-                    };
-                    if let Some(hook) = &hook.0 {
-                        if hook.on_contact(&mut candidate) == HookAction::Reject {
-                            continue;
-                        }
-                        candidate.validate()?;
-                    }
+                    // Built inside the push, and the hook shown the pushed point's
+                    // candidate: a candidate built first and then moved into the point
+                    // (about 490 bytes) cost S4 2 % of its step.
                     self.points.push(ContactPoint {
                         source: [pair_index, m as u32, p as u32],
-                        candidate,
+                        candidate: ContactCandidate {
+                            geometry: ContactGeometry {
+                                colliders: key,
+                                bodies: [ca.body, cb.body],
+                                user_data: [ca.user_data, cb.user_data],
+                                point: 0.5 * (anchors[0] + anchors[1]),
+                                normal,
+                                separation: tracked.dist,
+                            },
+                            friction: material.friction,
+                            restitution: material.restitution,
+                            softness: material.softness,
+                            surface_velocity: Vec3::ZERO,
+                        },
                         slots: [sa, sb],
                         anchors,
                         local_anchors: [
@@ -490,6 +486,16 @@ impl CollisionPipeline {
                         normal_row: 0,
                         friction_rows: 0..0,
                     });
+                    if let Some(hook) = &hook.0 {
+                        let Some(point) = self.points.last_mut() else {
+                            continue;
+                        };
+                        if hook.on_contact(&mut point.candidate) == HookAction::Reject {
+                            self.points.pop();
+                            continue;
+                        }
+                        point.candidate.validate()?;
+                    }
                 }
             }
             self.pairs.push(state);
