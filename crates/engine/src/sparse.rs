@@ -350,6 +350,24 @@ impl RowOperator for SparseOperator<'_> {
         ))
     }
 
+    fn block_couplings(&self, i: usize) -> Option<[f64; 3]> {
+        let [a, b] = self.bodies[i];
+        let same = a != b && self.bodies[i + 1] == [a, b] && self.bodies[i + 2] == [a, b];
+        if !same {
+            return Some([
+                self.off_diagonal(i + 1, i)?,
+                self.off_diagonal(i + 2, i)?,
+                self.off_diagonal(i + 2, i + 1)?,
+            ]);
+        }
+        // Rows on the same two bodies (every contact block): each coupling is one
+        // 12-entry product, without `coupling`'s search for shared bodies.
+        let entry = |row: usize, column: usize| {
+            lane_dot(&flat(&self.jacobian[row]), &flat4(&self.imj[column]))
+        };
+        Some([entry(i + 1, i), entry(i + 2, i), entry(i + 2, i + 1)])
+    }
+
     fn begin(&mut self, x: &[f64]) {
         self.clear();
         for (i, &xi) in x.iter().enumerate() {
@@ -555,9 +573,9 @@ pub(crate) fn sparse_residual(
     let w_scale = larger(larger(b_inf, op.max_diagonal() * x_inf), f64::MIN_POSITIVE);
     let (per_x, per_w) = (1.0 / x_scale, 1.0 / w_scale);
     let mut residual = Residual::default();
-    for i in 0..x.len() {
+    let mut add_row = |i: usize, product: f64| {
         let (l, h) = bounds(i);
-        let w = op.row_times_vector(i, x) - b[i];
+        let w = product - b[i];
         let outside = larger(larger(l - x[i], x[i] - h), 0.0) * per_x;
         residual.bound = larger(residual.bound, outside);
         let (xs, ws) = (x[i] * per_x, w * per_w);
@@ -569,6 +587,26 @@ pub(crate) fn sparse_residual(
         let natural = (xs - projected).abs();
         poisoned |= natural.is_nan();
         residual.complementarity = larger(residual.complementarity, natural);
+    };
+    // A contact's three rows at once: their bodies' accumulators are read once (S4 spent
+    // 4.6 % of its step in this function row by row).
+    let n = x.len();
+    let mut i = 0;
+    while i < n {
+        let contact = i + 2 < n
+            && findex[i].is_none()
+            && findex[i + 1] == Some(i)
+            && findex[i + 2] == Some(i);
+        if contact {
+            let products = op.block_times_vector(i, x);
+            for (k, product) in products.into_iter().enumerate() {
+                add_row(i + k, product);
+            }
+            i += 3;
+        } else {
+            add_row(i, op.row_times_vector(i, x));
+            i += 1;
+        }
     }
     if poisoned || !(x_inf.is_finite() && w_scale.is_finite()) {
         residual.bound = f64::INFINITY;

@@ -78,6 +78,19 @@ pub trait RowOperator {
         None
     }
 
+    /// The couplings `[A_(i+1) i, A_(i+2) i, A_(i+2) (i+1)]` of the block of rows `i` to
+    /// `i + 2` (a contact's normal and friction rows, or an unbounded triple: see
+    /// [`shares_triple`](RowOperator::shares_triple)), once per solve. The default asks
+    /// [`off_diagonal`](RowOperator::off_diagonal) three times; a sparse operator whose
+    /// three rows share their bodies reads them once.
+    fn block_couplings(&self, i: usize) -> Option<[f64; 3]> {
+        Some([
+            self.off_diagonal(i + 1, i)?,
+            self.off_diagonal(i + 2, i)?,
+            self.off_diagonal(i + 2, i + 1)?,
+        ])
+    }
+
     /// Called once, with the projected warm start, before the first sweep.
     fn begin(&mut self, x: &[f64]) {
         let _ = x;
@@ -710,12 +723,7 @@ fn prepare<O: RowOperator>(
 fn refresh_couplings<O: RowOperator>(op: &O, scratch: &mut PgsScratch) -> bool {
     for (i, block) in scratch.block.iter_mut().enumerate() {
         let Some(couplings) = block else { continue };
-        let fresh = [
-            op.off_diagonal(i + 1, i),
-            op.off_diagonal(i + 2, i),
-            op.off_diagonal(i + 2, i + 1),
-        ];
-        let [Some(a), Some(b), Some(c)] = fresh else {
+        let Some([a, b, c]) = op.block_couplings(i) else {
             return false;
         };
         if !(a.is_finite() && b.is_finite() && c.is_finite()) {
@@ -941,12 +949,7 @@ fn find_blocks<O: RowOperator>(
             i += 1;
             continue;
         }
-        let couplings = [
-            op.off_diagonal(i + 1, i),
-            op.off_diagonal(i + 2, i),
-            op.off_diagonal(i + 2, i + 1),
-        ];
-        if let [Some(a), Some(b), Some(c)] = couplings {
+        if let Some([a, b, c]) = op.block_couplings(i) {
             if a.is_finite() && b.is_finite() && c.is_finite() {
                 scratch.block[i] = Some([a, b, c]);
                 i += 3;
