@@ -632,6 +632,86 @@ mod tests {
         batched_sweeps_match_single_blocks(false);
     }
 
+    /// A block's couplings from the shared-bodies shortcut are the entries `J_i M^-1 J_k^T`
+    /// that `coupling` computes body by body (to round-off), for a block on two dynamic
+    /// bodies, one against a static body, and three rows whose bodies differ (which take
+    /// the general path). Body 0's inverse inertia is not symmetric, so an entry taken as
+    /// `A_ki` instead of `A_ik` fails.
+    #[test]
+    fn block_couplings_are_the_off_diagonal_entries() {
+        let mut rng = SplitMix64::new(11);
+        let mut vector = || {
+            Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            )
+        };
+        let mut rows = RowStorage::default();
+        let bodies = [
+            [0, 1],
+            [0, 1],
+            [0, 1],
+            [2, 3],
+            [2, 3],
+            [2, 3],
+            [0, 2],
+            [1, 2],
+            [0, 2],
+        ];
+        for pair in bodies {
+            rows.bodies.push(pair);
+            rows.jacobian.push(JacobianRow {
+                linear_a: vector(),
+                angular_a: vector(),
+                linear_b: vector(),
+                angular_b: vector(),
+            });
+        }
+        let inverse_mass = [0.7, 1.3, 0.4, 0.0];
+        let inverse_inertia = [
+            Mat3::from_cols(vector(), vector(), vector()),
+            Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0)),
+            Mat3::from_diagonal(Vec3::new(0.5, 0.5, 2.0)),
+            Mat3::ZERO,
+        ];
+        let mut mass = RowMass::default();
+        mass.compute(&rows, &inverse_mass, &inverse_inertia);
+        let n = bodies.len();
+        let regularization = vec![0.0; n];
+        let mut cache = vec![[Vec3::ZERO; 2]; 4];
+        let island = [0, 1, 2];
+        let op = SparseOperator::new(&rows, &mass, 0..n, &regularization, &island, &mut cache);
+        for head in [0, 3, 6] {
+            let entry = |i: usize, k: usize| {
+                coupling(
+                    rows.bodies[i],
+                    &rows.jacobian[i],
+                    rows.bodies[k],
+                    &mass.imj[k],
+                )
+            };
+            let expected = [
+                entry(head + 1, head),
+                entry(head + 2, head),
+                entry(head + 2, head + 1),
+            ];
+            let Some(couplings) = op.block_couplings(head) else {
+                panic!("block {head}: no couplings");
+            };
+            for (got, want) in couplings.iter().zip(expected) {
+                assert!(
+                    want.abs() > 1e-3,
+                    "block {head}: a coupling of zero tests nothing"
+                );
+                assert!(
+                    (got - want).abs() <= 1e-13 * want.abs().max(1.0),
+                    "block {head}: {got} against {want}"
+                );
+            }
+        }
+    }
+
     /// As above, but every third block and every third single row has a linear Jacobian
     /// on B that is not A's negated (not a contact's compact form): those stay out of the
     /// lanes, the others are still batched, and the iterates are the same.
