@@ -164,12 +164,24 @@ struct LaneUnits<const ROWS: usize> {
     regularization: Vec<[[f64; 4]; ROWS]>,
     /// Body slots of each lane's unit: `[A lanes, B lanes]`.
     slots: Vec<[[u32; 4]; 2]>,
+    /// The units' forces during the sweeps, lane by lane (vector loads and stores instead
+    /// of four scalar ones a row); [`Self::write_back`] returns them to `x`.
+    forces: Vec<[[f64; 4]; ROWS]>,
+    /// The first row of each lane's unit, per batch (where [`Self::write_back`] puts its
+    /// forces).
+    first_rows: Vec<[u32; 4]>,
 }
 
 impl<const ROWS: usize> LaneUnits<ROWS> {
     /// Lays out the batches whose units start at the rows `batches` of `op`, with the
-    /// bodies' inverse masses `inverse_mass` (by slot).
-    fn lay_out(&mut self, op: &SparseOperator, inverse_mass: &[f64], batches: &[[u32; 4]]) {
+    /// bodies' inverse masses `inverse_mass` (by slot) and the rows' forces `x`.
+    fn lay_out(
+        &mut self,
+        op: &SparseOperator,
+        inverse_mass: &[f64],
+        batches: &[[u32; 4]],
+        x: &[f64],
+    ) {
         // Only ever grown: every lane of the first `n` batches is written below, and
         // shrinking for a small island made the next large one zero its arrays again (S2:
         // megabytes of memset a step, 1 % of its time).
@@ -181,7 +193,10 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
             self.inverse_mass.resize(n, [[0.0; 4]; 2]);
             self.regularization.resize(n, [[0.0; 4]; ROWS]);
             self.slots.resize(n, [[0; 4]; 2]);
+            self.forces.resize(n, [[0.0; 4]; ROWS]);
         }
+        self.first_rows.clear();
+        self.first_rows.extend_from_slice(batches);
         for (index, batch) in batches.iter().enumerate() {
             let (linear, angular, angular_imj) = (
                 &mut self.linear[index],
@@ -205,29 +220,43 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
                         angular_imj[k][c + 3][l] = m[3][c];
                     }
                     self.regularization[index][k][l] = op.regularization[h + k];
+                    self.forces[index][k][l] = x[h + k];
                 }
             }
         }
     }
 
-    /// Batches `batches` as one run for the AVX2 kernels, with their `constants` and each
-    /// lane's first row (`first_rows`), both aligned with `batches`.
+    /// Batches `batches` as one run for the AVX2 kernels, with their `constants` (aligned
+    /// with `batches`), and the run's forces.
     #[cfg(target_arch = "x86_64")]
     fn run<'a, C>(
-        &'a self,
+        &'a mut self,
         batches: std::ops::Range<usize>,
         constants: &'a [C],
-        first_rows: &'a [[u32; 4]],
-    ) -> crate::lanes::LaneRun<'a, ROWS, C> {
-        crate::lanes::LaneRun {
+    ) -> (
+        crate::lanes::LaneRun<'a, ROWS, C>,
+        &'a mut [[[f64; 4]; ROWS]],
+    ) {
+        let run = crate::lanes::LaneRun {
             slots: &self.slots[batches.clone()],
             linear: &self.linear[batches.clone()],
             angular: &self.angular[batches.clone()],
             angular_imj: &self.angular_imj[batches.clone()],
             inverse_mass: &self.inverse_mass[batches.clone()],
-            regularization: &self.regularization[batches],
+            regularization: &self.regularization[batches.clone()],
             constants,
-            first_rows,
+        };
+        (run, &mut self.forces[batches])
+    }
+
+    /// Writes the units' forces back into `x` (see [`Self::forces`]).
+    fn write_back(&self, x: &mut [f64]) {
+        for (rows, forces) in self.first_rows.iter().zip(&self.forces) {
+            for (l, &h) in rows.iter().enumerate() {
+                for (k, lanes) in forces.iter().enumerate() {
+                    x[h as usize + k] = lanes[l];
+                }
+            }
         }
     }
 }
@@ -418,9 +447,9 @@ impl RowOperator for SparseOperator<'_> {
         self.no_dynamic_body_in_common(i, k) && self.compact(i, 1) && self.compact(k, 1)
     }
 
-    fn prepare_row_batches(&mut self, batches: &[[u32; 4]]) {
+    fn prepare_row_batches(&mut self, batches: &[[u32; 4]], x: &[f64]) {
         if let Some((lanes, dynamic, inverse_mass)) = self.batches.take() {
-            lanes.rows.lay_out(self, inverse_mass, batches);
+            lanes.rows.lay_out(self, inverse_mass, batches, x);
             self.batches = Some((lanes, dynamic, inverse_mass));
         }
     }
@@ -434,12 +463,10 @@ impl RowOperator for SparseOperator<'_> {
         x: &mut [f64],
     ) -> BatchUpdate {
         #[cfg(target_arch = "x86_64")]
-        if let Some((lanes, _, _)) = &self.batches {
-            let units = &lanes.rows;
+        if let Some((lanes, _, _)) = &mut self.batches {
+            let (run, forces) = lanes.rows.run(batches, constants);
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
-            let moved = unsafe {
-                crate::lanes::row_batches(self.cache, units.run(batches, constants, rows), x)
-            };
+            let moved = unsafe { crate::lanes::row_batches(self.cache, run, forces) };
             return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
         }
         let _ = (batches, rows, constants, x);
@@ -454,10 +481,17 @@ impl RowOperator for SparseOperator<'_> {
             && self.compact(k, 3)
     }
 
-    fn prepare_batches(&mut self, heads: &[[u32; 4]]) {
+    fn prepare_batches(&mut self, heads: &[[u32; 4]], x: &[f64]) {
         if let Some((lanes, dynamic, inverse_mass)) = self.batches.take() {
-            lanes.blocks.lay_out(self, inverse_mass, heads);
+            lanes.blocks.lay_out(self, inverse_mass, heads, x);
             self.batches = Some((lanes, dynamic, inverse_mass));
+        }
+    }
+
+    fn finish_batches(&mut self, x: &mut [f64]) {
+        if let Some((lanes, _, _)) = &self.batches {
+            lanes.blocks.write_back(x);
+            lanes.rows.write_back(x);
         }
     }
 
@@ -470,12 +504,10 @@ impl RowOperator for SparseOperator<'_> {
         x: &mut [f64],
     ) -> BatchUpdate {
         #[cfg(target_arch = "x86_64")]
-        if let Some((lanes, _, _)) = &self.batches {
-            let units = &lanes.blocks;
+        if let Some((lanes, _, _)) = &mut self.batches {
+            let (run, forces) = lanes.blocks.run(batches, constants);
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
-            let moved = unsafe {
-                crate::lanes::batches(self.cache, units.run(batches, constants, heads), x)
-            };
+            let moved = unsafe { crate::lanes::batches(self.cache, run, forces) };
             return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
         }
         let _ = (batches, heads, constants, x);

@@ -146,18 +146,29 @@ pub trait RowOperator {
 
     /// Called once per solve (after [`begin`](RowOperator::begin)'s projection, before the
     /// first sweep) with the batches of four independent contact blocks (their first rows)
-    /// that the sweeps will update together; an operator may lay their data out lane by
-    /// lane here. The default does nothing.
-    fn prepare_batches(&mut self, batches: &[[u32; 4]]) {
-        let _ = batches;
+    /// that the sweeps will update together, and the projected warm start `x`; an operator
+    /// may lay their data, and their rows' forces, out lane by lane here. The default does
+    /// nothing.
+    fn prepare_batches(&mut self, batches: &[[u32; 4]], x: &[f64]) {
+        let _ = (batches, x);
+    }
+
+    /// Writes into `x` the forces of batched rows that the operator keeps lane by lane
+    /// during the sweeps (see [`update_batches`](RowOperator::update_batches)). The solver
+    /// calls it before it reads `x` after a sweep: before measuring a sweep's change against
+    /// `|x|`, and once the sweeps end. The default does nothing.
+    fn finish_batches(&mut self, x: &mut [f64]) {
+        let _ = x;
     }
 
     /// The whole update of the consecutive batches `batches` (indices into the batches
     /// given to [`prepare_batches`](RowOperator::prepare_batches)), one after the other,
     /// each a batch of four contact blocks: products, each block's three projected steps
     /// with its `constants` (lane `l` is block `heads[.][l]`), `x` and the operator's
-    /// cache moved. An operator may do it in one piece (the engine's sparse operator does,
-    /// in AVX2, one call for a run of batches instead of one per batch); the default,
+    /// cache moved (or the operator's own lane-by-lane copy of those rows' forces, written
+    /// back by [`finish_batches`](RowOperator::finish_batches)). An operator may do it in
+    /// one piece (the engine's sparse operator does, in AVX2, one call for a run of batches
+    /// instead of one per batch); the default,
     /// [`BatchUpdate::NotHandled`], has the solver update each batch's four blocks one
     /// after the other (the same, since they are independent). `heads` and `constants`
     /// are the run's entries, aligned with `batches`.
@@ -181,9 +192,9 @@ pub trait RowOperator {
     }
 
     /// Called once per solve, like [`prepare_batches`](RowOperator::prepare_batches), with
-    /// the row batches. The default does nothing.
-    fn prepare_row_batches(&mut self, batches: &[[u32; 4]]) {
-        let _ = batches;
+    /// the row batches and the projected warm start. The default does nothing.
+    fn prepare_row_batches(&mut self, batches: &[[u32; 4]], x: &[f64]) {
+        let _ = (batches, x);
     }
 
     /// The whole update of the consecutive row batches `batches` (indices into the row
@@ -532,8 +543,8 @@ pub fn pgs_sweeps<O: RowOperator>(
 
     project_warm_start(lo, hi, findex, x, scratch);
     op.begin(x);
-    op.prepare_batches(&scratch.batches);
-    op.prepare_row_batches(&scratch.row_batches);
+    op.prepare_batches(&scratch.batches, x);
+    op.prepare_row_batches(&scratch.row_batches, x);
 
     let mut outcome = PgsOutcome {
         sweeps: 0,
@@ -560,6 +571,7 @@ pub fn pgs_sweeps<O: RowOperator>(
         // sweep: `|x|_inf` is not read every sweep (S1: 4 % of its step).
         let last = outcome.sweeps == options.max_iterations;
         if options.tolerance > 0.0 || largest_change == 0.0 || last {
+            op.finish_batches(x);
             outcome.relative_change = largest_change / largest_magnitude(x).max(f64::MIN_POSITIVE);
             if outcome.relative_change <= options.tolerance {
                 outcome.converged = true;
@@ -567,6 +579,7 @@ pub fn pgs_sweeps<O: RowOperator>(
             }
         }
     }
+    op.finish_batches(x);
     Ok(outcome)
 }
 
