@@ -21,10 +21,10 @@ use crate::world::hot::Pair;
 use std::arch::x86_64::{
     __m256d, _mm256_add_pd, _mm256_andnot_pd, _mm256_castpd256_pd128, _mm256_cmp_pd,
     _mm256_extractf128_pd, _mm256_loadu_pd, _mm256_max_pd, _mm256_min_pd, _mm256_movemask_pd,
-    _mm256_mul_pd, _mm256_permute2f128_pd, _mm256_set1_pd, _mm256_set_m128d, _mm256_setzero_pd,
-    _mm256_storeu_pd, _mm256_sub_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd, _mm256_xor_pd,
-    _mm_add_pd, _mm_cvtsd_f64, _mm_loadu_pd, _mm_max_pd, _mm_max_sd, _mm_storeu_pd,
-    _mm_unpackhi_pd, _CMP_ORD_Q,
+    _mm256_mul_pd, _mm256_permute2f128_pd, _mm256_set1_pd, _mm256_set_m128d, _mm256_set_pd,
+    _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd,
+    _mm256_xor_pd, _mm_add_pd, _mm_cvtsd_f64, _mm_loadu_pd, _mm_max_pd, _mm_max_sd, _mm_storeu_pd,
+    _mm_unpackhi_pd, _CMP_ORD_Q, _CMP_UNORD_Q,
 };
 use stiction_lcp::pgs::{LaneConstants, RowLaneConstants};
 
@@ -414,4 +414,84 @@ fn batch(
         _mm256_max_pd(magnitude(d_n), magnitude(d_1)),
         magnitude(d_2),
     ))
+}
+
+/// The scaled residual terms ([`crate::sparse::sparse_residual`]'s, row for row) of the
+/// contact blocks batched in `run`, whose lanes' first rows are `first_rows`, at the forces
+/// `x` and the accumulators `cache` (`M^-1 J^T x`): the largest distance outside the bounds
+/// and the largest natural-map residual, and whether either was NaN. `lo`, `hi`, `b` are
+/// the rows' bounds and right-hand sides; a friction row's bounds are `+-|hi x_n|`.
+///
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn block_residuals<C>(
+    cache: &[Pair],
+    run: LaneRun<3, C>,
+    first_rows: &[[u32; 4]],
+    x: &[f64],
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    (per_x, per_w): (f64, f64),
+) -> (f64, f64, bool) {
+    let (per_x, per_w) = (_mm256_set1_pd(per_x), _mm256_set1_pd(per_w));
+    let sign = _mm256_set1_pd(-0.0);
+    let (mut bound, mut natural) = (_mm256_setzero_pd(), _mm256_setzero_pd());
+    let mut poisoned = false;
+    for (index, heads) in first_rows.iter().enumerate() {
+        let h = heads.map(|h| h as usize);
+        let lanes = |column: &[f64], k: usize| {
+            _mm256_set_pd(
+                column[h[3] + k],
+                column[h[2] + k],
+                column[h[1] + k],
+                column[h[0] + k],
+            )
+        };
+        let v = gather(cache, &run.slots[index]);
+        let relative = relative_linear(&v);
+        let forces = [lanes(x, 0), lanes(x, 1), lanes(x, 2)];
+        for k in 0..3 {
+            let row = &run.linear[index][k];
+            let product = row_product(&v, &relative, row, &run.angular[index][k]);
+            let own = _mm256_mul_pd(load(&run.regularization[index][k]), forces[k]);
+            let w = _mm256_sub_pd(_mm256_add_pd(product, own), lanes(b, k));
+            let (lower, upper) = if k == 0 {
+                (lanes(lo, 0), lanes(hi, 0))
+            } else {
+                let limit = _mm256_andnot_pd(sign, _mm256_mul_pd(lanes(hi, k), forces[0]));
+                (_mm256_xor_pd(limit, sign), limit)
+            };
+            let outside = _mm256_max_pd(
+                _mm256_max_pd(
+                    _mm256_sub_pd(lower, forces[k]),
+                    _mm256_sub_pd(forces[k], upper),
+                ),
+                _mm256_setzero_pd(),
+            );
+            bound = _mm256_max_pd(bound, _mm256_mul_pd(outside, per_x));
+            let xs = _mm256_mul_pd(forces[k], per_x);
+            let step = _mm256_sub_pd(xs, _mm256_mul_pd(w, per_w));
+            let raised = _mm256_max_pd(step, _mm256_mul_pd(lower, per_x));
+            let projected = _mm256_min_pd(raised, _mm256_mul_pd(upper, per_x));
+            let distance = _mm256_andnot_pd(sign, _mm256_sub_pd(xs, projected));
+            poisoned |= has_nan(distance);
+            natural = _mm256_max_pd(natural, distance);
+        }
+    }
+    (
+        largest_magnitude(bound),
+        largest_magnitude(natural),
+        poisoned,
+    )
+}
+
+/// Whether a lane of `v` is NaN.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn has_nan(v: __m256d) -> bool {
+    _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v)) != 0
 }
