@@ -495,3 +495,32 @@ pub(crate) unsafe fn block_residuals<C>(
 fn has_nan(v: __m256d) -> bool {
     _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v)) != 0
 }
+
+/// Adds `M^-1 J^T x` of the contact blocks batched in `run` (lanes' first rows
+/// `first_rows`) to the accumulators `cache`: the warm start's share of
+/// [`crate::sparse::SparseOperator`]'s `begin`, four blocks per instruction.
+///
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(crate) unsafe fn apply_forces<C>(
+    cache: &mut [Pair],
+    run: LaneRun<3, C>,
+    first_rows: &[[u32; 4]],
+    x: &[f64],
+) {
+    for (index, heads) in first_rows.iter().enumerate() {
+        let h = heads.map(|h| h as usize);
+        let forces: [__m256d; 3] = std::array::from_fn(|k| {
+            _mm256_set_pd(x[h[3] + k], x[h[2] + k], x[h[1] + k], x[h[0] + k])
+        });
+        let change = change(
+            &run.linear[index],
+            &run.angular_imj[index],
+            &run.inverse_mass[index],
+            &forces,
+        );
+        scatter!(cache, &run.slots[index], &change);
+    }
+}

@@ -91,7 +91,8 @@ pub trait RowOperator {
         ])
     }
 
-    /// Called once, with the projected warm start, before the first sweep.
+    /// Called once, with the projected warm start, after
+    /// [`prepare_batches`](RowOperator::prepare_batches) and before the first sweep.
     fn begin(&mut self, x: &[f64]) {
         let _ = x;
     }
@@ -144,8 +145,8 @@ pub trait RowOperator {
         false
     }
 
-    /// Called once per solve (after [`begin`](RowOperator::begin)'s projection, before the
-    /// first sweep) with the batches of four independent contact blocks (their first rows)
+    /// Called once per solve (after the warm start's projection, before
+    /// [`begin`](RowOperator::begin) and the first sweep) with the batches of four independent contact blocks (their first rows)
     /// that the sweeps will update together, and the projected warm start `x`; an operator
     /// may lay their data, and their rows' forces, out lane by lane here. The default does
     /// nothing.
@@ -542,9 +543,9 @@ pub fn pgs_sweeps<O: RowOperator>(
     gather_lane_constants(b, lo, hi, options.omega, scratch);
 
     project_warm_start(lo, hi, findex, x, scratch);
-    op.begin(x);
     op.prepare_batches(&scratch.batches, x);
     op.prepare_row_batches(&scratch.row_batches, x);
+    op.begin(x);
 
     let mut outcome = PgsOutcome {
         sweeps: 0,
