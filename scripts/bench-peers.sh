@@ -14,9 +14,22 @@
 #   --row-limit 1500      largest island an exact step is started on (default 1500)
 #   --no-lcp / --lcp-only
 #   --export-lcp bench/peers/lcp   rewrite the stored JSON problems
+# and, for this script itself (first argument only):
+#   --default-profile   build both Rust engines with Cargo's default release settings
+#                       (16 codegen units, no LTO) instead of bench/peers' one unit and
+#                       fat LTO, in a target directory of its own
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+target="$root/bench/peers/target"
+profile="one codegen unit, fat LTO (bench/peers/Cargo.toml)"
+if [ "${1:-}" = "--default-profile" ]; then
+    shift
+    export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+    target="$root/bench/peers/target-default-profile"
+    profile="Cargo's defaults (16 codegen units, no LTO)"
+fi
 
 need=()
 [ -f /usr/include/ode/ode.h ] || need+=(libode-dev)
@@ -29,18 +42,18 @@ if [ "${#need[@]}" -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}" >&2
 fi
 
-cargo build --release --quiet --manifest-path "$root/bench/peers/Cargo.toml"
+cargo build --release --quiet --manifest-path "$root/bench/peers/Cargo.toml" --target-dir "$target"
 
 echo "# Stiction, ODE and Rapier side by side"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "- commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- crates 2>/dev/null || echo ' (with uncommitted changes in crates/)')"
 echo "- ODE: $(dpkg-query -W -f '${Package} ${Version}' libode-dev 2>/dev/null || echo unknown); Rapier: rapier3d-f64 $(grep -A1 'name = "rapier3d-f64"' "$root/bench/peers/Cargo.lock" | sed -n 's/version = "\(.*\)"/\1/p')"
-echo "- rustc: $(rustc --version)"
+echo "- rustc: $(rustc --version); Rust release build: $profile"
 echo
 echo '```'
 lscpu | head -20
 echo '```'
 echo
 cd "$root"
-exec "$root/bench/peers/target/release/stiction-peers" "$@"
+exec "$target/release/stiction-peers" "$@"
