@@ -738,6 +738,15 @@ mod tests {
         batched_sweeps_match_single_blocks(false);
     }
 
+    /// A vector of entries uniform in `[-1, 1)`.
+    fn random_vector(rng: &mut SplitMix64) -> Vec3 {
+        Vec3::new(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        )
+    }
+
     /// A block's couplings from the shared-bodies shortcut are the entries `J_i M^-1 J_k^T`
     /// that `coupling` computes body by body (to round-off), for a block on two dynamic
     /// bodies, one against a static body, and three rows whose bodies differ (which take
@@ -746,13 +755,7 @@ mod tests {
     #[test]
     fn block_couplings_are_the_off_diagonal_entries() {
         let mut rng = SplitMix64::new(11);
-        let mut vector = || {
-            Vec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            )
-        };
+        let mut vector = || random_vector(&mut rng);
         let mut rows = RowStorage::default();
         let bodies = [
             [0, 1],
@@ -832,13 +835,7 @@ mod tests {
         let (blocks, singles) = (12, 9);
         let ground = 2 * blocks;
         let slots = ground + 1 + singles;
-        let mut vector = || {
-            Vec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            )
-        };
+        let mut vector = || random_vector(&mut rng);
         let mut rows = RowStorage::default();
         let (mut lo, mut hi, mut findex) = (Vec::new(), Vec::new(), Vec::new());
         for c in 0..blocks {
