@@ -533,7 +533,8 @@ impl RowOperator for SparseOperator<'_> {
     }
 
     fn finish_batches(&mut self, x: &mut [f64]) {
-        if let Some((lanes, _, _)) = &self.batches {
+        // Lanes laid out by another island's operator hold that island's forces.
+        if let (true, Some((lanes, _, _))) = (self.laid_out, &self.batches) {
             lanes.blocks.write_back(x);
             lanes.rows.write_back(x);
         }
@@ -653,9 +654,9 @@ pub(crate) fn sparse_residual(
     // the rows they start at are skipped below.
     let mut heads: &[bool] = &[];
     #[cfg(target_arch = "x86_64")]
-    if let Some((lanes, _, _)) = &op.batches {
+    if let (true, Some((lanes, _, _))) = (op.laid_out, &op.batches) {
         let units = &lanes.blocks;
-        if !units.first_rows.is_empty() && units.heads.len() == x.len() {
+        if !units.first_rows.is_empty() {
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             let (bound, complementarity, nan) = unsafe {
                 crate::lanes::block_residuals(
