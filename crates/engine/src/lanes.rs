@@ -204,6 +204,18 @@ fn load(v: &[f64; 4]) -> __m256d {
     unsafe { _mm256_loadu_pd(v.as_ptr()) }
 }
 
+/// `column` at `rows` (one per lane), plus `offset`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn gather_x(column: &[f64], rows: &[usize; 4], offset: usize) -> __m256d {
+    _mm256_set_pd(
+        column[rows[3] + offset],
+        column[rows[2] + offset],
+        column[rows[1] + offset],
+        column[rows[0] + offset],
+    )
+}
+
 /// Stores four contiguous f64.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -443,26 +455,18 @@ pub(crate) unsafe fn block_residuals<C>(
     let mut poisoned = false;
     for (index, heads) in first_rows.iter().enumerate() {
         let h = heads.map(|h| h as usize);
-        let lanes = |column: &[f64], k: usize| {
-            _mm256_set_pd(
-                column[h[3] + k],
-                column[h[2] + k],
-                column[h[1] + k],
-                column[h[0] + k],
-            )
-        };
         let v = gather(cache, &run.slots[index]);
         let relative = relative_linear(&v);
-        let forces = [lanes(x, 0), lanes(x, 1), lanes(x, 2)];
+        let forces = [gather_x(x, &h, 0), gather_x(x, &h, 1), gather_x(x, &h, 2)];
         for k in 0..3 {
             let row = &run.linear[index][k];
             let product = row_product(&v, &relative, row, &run.angular[index][k]);
             let own = _mm256_mul_pd(load(&run.regularization[index][k]), forces[k]);
-            let w = _mm256_sub_pd(_mm256_add_pd(product, own), lanes(b, k));
+            let w = _mm256_sub_pd(_mm256_add_pd(product, own), gather_x(b, &h, k));
             let (lower, upper) = if k == 0 {
-                (lanes(lo, 0), lanes(hi, 0))
+                (gather_x(lo, &h, 0), gather_x(hi, &h, 0))
             } else {
-                let limit = _mm256_andnot_pd(sign, _mm256_mul_pd(lanes(hi, k), forces[0]));
+                let limit = _mm256_andnot_pd(sign, _mm256_mul_pd(gather_x(hi, &h, k), forces[0]));
                 (_mm256_xor_pd(limit, sign), limit)
             };
             let outside = _mm256_max_pd(
@@ -512,9 +516,7 @@ pub(crate) unsafe fn apply_forces<C>(
 ) {
     for (index, heads) in first_rows.iter().enumerate() {
         let h = heads.map(|h| h as usize);
-        let forces: [__m256d; 3] = std::array::from_fn(|k| {
-            _mm256_set_pd(x[h[3] + k], x[h[2] + k], x[h[1] + k], x[h[0] + k])
-        });
+        let forces = [gather_x(x, &h, 0), gather_x(x, &h, 1), gather_x(x, &h, 2)];
         let change = change(
             &run.linear[index],
             &run.angular_imj[index],
