@@ -145,6 +145,9 @@ pub(crate) struct SparseOperator<'a> {
 pub(crate) struct LaneBlocks {
     blocks: LaneUnits<3>,
     rows: LaneUnits<1>,
+    /// Per row of the operator: whether a batched block starts there (the rows that
+    /// `begin` and [`sparse_residual`] take lane by lane, and skip row by row).
+    block_heads: Vec<bool>,
 }
 
 /// Batches of four units of `ROWS` consecutive rows on the same two bodies, lane by lane
@@ -173,9 +176,6 @@ struct LaneUnits<const ROWS: usize> {
     /// The first row of each lane's unit, per batch (where [`Self::write_back`] puts its
     /// forces).
     first_rows: Vec<[u32; 4]>,
-    /// Per row of the operator: whether a unit of these batches starts there (the rows
-    /// [`sparse_residual`] takes lane by lane).
-    heads: Vec<bool>,
 }
 
 impl<const ROWS: usize> LaneUnits<ROWS> {
@@ -203,11 +203,6 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
         }
         self.first_rows.clear();
         self.first_rows.extend_from_slice(batches);
-        self.heads.clear();
-        self.heads.resize(op.len(), false);
-        for &h in batches.iter().flatten() {
-            self.heads[h as usize] = true;
-        }
         for (index, batch) in batches.iter().enumerate() {
             let (linear, angular, angular_imj) = (
                 &mut self.linear[index],
@@ -434,7 +429,7 @@ impl RowOperator for SparseOperator<'_> {
             let units = &lanes.blocks;
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             unsafe { crate::lanes::apply_forces(self.cache, units.all(), &units.first_rows, x) };
-            heads = &units.heads;
+            heads = &lanes.block_heads;
         }
         let mut i = 0;
         while i < x.len() {
@@ -527,6 +522,11 @@ impl RowOperator for SparseOperator<'_> {
     fn prepare_batches(&mut self, heads: &[[u32; 4]], x: &[f64]) {
         if let Some((lanes, dynamic, inverse_mass)) = self.batches.take() {
             lanes.blocks.lay_out(self, inverse_mass, heads, x);
+            lanes.block_heads.clear();
+            lanes.block_heads.resize(self.len(), false);
+            for &h in heads.iter().flatten() {
+                lanes.block_heads[h as usize] = true;
+            }
             self.batches = Some((lanes, dynamic, inverse_mass));
             self.laid_out = true;
         }
@@ -673,7 +673,7 @@ pub(crate) fn sparse_residual(
             residual.bound = bound;
             residual.complementarity = complementarity;
             poisoned |= nan;
-            heads = &units.heads;
+            heads = &lanes.block_heads;
         }
     }
     let mut add_row = |i: usize, product: f64| {
