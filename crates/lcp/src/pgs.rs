@@ -146,10 +146,10 @@ pub trait RowOperator {
     }
 
     /// Called once per solve (after the warm start's projection, before
-    /// [`begin`](RowOperator::begin) and the first sweep) with the batches of four independent contact blocks (their first rows)
-    /// that the sweeps will update together, and the projected warm start `x`; an operator
-    /// may lay their data, and their rows' forces, out lane by lane here. The default does
-    /// nothing.
+    /// [`begin`](RowOperator::begin) and the first sweep) with the batches of four
+    /// independent contact blocks (their first rows) that the sweeps will update together,
+    /// and the projected warm start `x`; an operator may lay their data, and their rows'
+    /// forces, out lane by lane here. The default does nothing.
     fn prepare_batches(&mut self, batches: &[[u32; 4]], x: &[f64]) {
         let _ = (batches, x);
     }
@@ -157,7 +157,8 @@ pub trait RowOperator {
     /// Writes into `x` the forces of batched rows that the operator keeps lane by lane
     /// during the sweeps (see [`update_batches`](RowOperator::update_batches)). The solver
     /// calls it before it reads `x` after a sweep: before measuring a sweep's change against
-    /// `|x|`, and once the sweeps end. The default does nothing.
+    /// `|x|` (which every last sweep does), and when a sweep stops at a non-finite value.
+    /// The default does nothing.
     fn finish_batches(&mut self, x: &mut [f64]) {
         let _ = x;
     }
@@ -565,6 +566,7 @@ pub fn pgs_sweeps<O: RowOperator>(
         };
         let Some(largest_change) = dispatch_sweep(op, data, x, scratch) else {
             outcome.non_finite = true;
+            op.finish_batches(x);
             break;
         };
         // With no tolerance (fixed sweeps, the engine's default) only a sweep that changed
@@ -580,7 +582,6 @@ pub fn pgs_sweeps<O: RowOperator>(
             }
         }
     }
-    op.finish_batches(x);
     Ok(outcome)
 }
 
