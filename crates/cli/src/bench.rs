@@ -90,6 +90,9 @@ pub struct Work {
     /// Dantzig pivots and sparse active-set iterations, with any fallback's sweeps (the
     /// exact stepper only).
     pub pivots: f64,
+    /// Islands of bilateral rows only solved by one factorisation instead
+    /// (`stiction::StepStats::direct_islands`, either stepper).
+    pub direct_islands: f64,
     /// Gauss-Seidel row updates of post-stabilisation.
     pub projection_row_updates: f64,
     /// Island solves that fell back to Gauss-Seidel, in all.
@@ -119,6 +122,7 @@ impl Work {
         } else {
             self.pivots += stats.pivots as f64;
         }
+        self.direct_islands += stats.direct_islands as f64;
         self.projection_row_updates += stats.post_stabilization.row_updates as f64;
         self.fallbacks += stats.fallbacks;
         let t = &stats.times;
@@ -141,6 +145,7 @@ impl Work {
         let n = steps.max(1) as f64;
         self.velocity_row_updates /= n;
         self.pivots /= n;
+        self.direct_islands /= n;
         self.projection_row_updates /= n;
         for phase in &mut self.phase_ms {
             *phase /= n;
@@ -149,7 +154,10 @@ impl Work {
     }
 
     fn describe(&self, iterative: bool) -> String {
-        let projection = format!("projection {:.0} updates", self.projection_row_updates);
+        let mut projection = format!("projection {:.0} updates", self.projection_row_updates);
+        if self.direct_islands > 0.0 {
+            projection = format!("{:.1} islands factored, {projection}", self.direct_islands);
+        }
         if iterative {
             format!(
                 "velocity {:.0} updates, {projection}",

@@ -124,6 +124,10 @@ pub struct StepStats {
     pub pivots: usize,
     /// Gauss-Seidel sweeps over all islands (iterative stepper, and fallbacks).
     pub sweeps: usize,
+    /// Islands of bilateral rows only that one envelope factorisation solved exactly (with
+    /// no pivots or sweeps): see [`crate::IterativeSettings::direct_bilateral`]; the exact
+    /// stepper also solves its large bilateral islands this way.
+    pub direct_islands: usize,
     /// The worst normalised LCP residual of any island.
     pub worst_residual: f64,
     /// Islands whose exact solve failed and were finished by Gauss-Seidel.

@@ -30,6 +30,7 @@ pub mod collision;
 pub mod constraint;
 pub mod contact;
 pub mod diagnostics;
+mod envelope;
 pub mod error;
 pub mod gyroscopic;
 pub mod integrate;

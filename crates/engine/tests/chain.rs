@@ -7,8 +7,12 @@
 //! post-stabilisation the same velocity-level steppers stretch it by metres, as ODE's do:
 //! the projection, not luck, holds the chain. The steps never create energy.
 
+use stiction::math::Vec3;
 use stiction::scenes::{chain, chain_100};
-use stiction::{PostStabilization, PostStabilizationMethod, Solver, World, WorldSettings};
+use stiction::{
+    MassProperties, PostStabilization, PostStabilizationMethod, RigidBodyBuilder, Solver, World,
+    WorldSettings,
+};
 
 /// Kinetic plus gravitational potential energy (J).
 fn energy(world: &World) -> f64 {
@@ -128,49 +132,163 @@ fn gauss_seidel_post_stabilization_also_holds_a_short_chain() {
 }
 
 #[test]
-fn long_chains_on_the_exact_stepper_take_the_sparse_solve_with_dantzigs_answer() {
+fn long_chains_on_the_exact_stepper_take_a_sparse_solve_with_dantzigs_answer() {
     // A 40-link chain (120 bilateral rows) is above the exact stepper's limit for
-    // bilateral islands (50 rows by default) and goes to the sparse solver, which counts
-    // its one factorisation per step as an iteration; with every island kept dense,
-    // Dantzig takes it with no pivots (all rows unbounded). Both are exact: the chains
+    // bilateral islands (25 rows by default). Listed along the chain, its rows factor in a
+    // narrow envelope (one direct solve a step, no pivots); listed in a shuffled order the
+    // envelope is too wide, and the sparse active-set solver takes it (one body-space
+    // factorisation a step, counted as an iteration); with every island kept dense,
+    // Dantzig takes it with no pivots (all rows unbounded). All three are exact: the chains
     // must follow the same trajectory to round-off while whipping down for a second, also
-    // without CFM (the sparse solver then factors with a floor on the regularisation and
-    // refines against the true rows).
+    // without CFM (both sparse solvers then factor with a floor on the regularisation; the
+    // active-set solver refines against the true rows).
     for cfm in [1e-5, 0.0] {
         chains_agree(cfm);
     }
 }
 
+/// A chain of `links` links as [`chain`] builds it, but with its joints created in the
+/// order `order` (a permutation of the links): the same mechanism, its rows listed in
+/// that order.
+fn chain_in_order(settings: WorldSettings, order: &[usize]) -> World {
+    let mut world = World::with_settings(settings).unwrap();
+    let mass = MassProperties::cuboid_with_mass(Vec3::new(0.25, 0.05, 0.05), 1.0).unwrap();
+    let links: Vec<_> = (0..order.len())
+        .map(|i| {
+            let body = RigidBodyBuilder::dynamic()
+                .mass_properties(mass)
+                .position(Vec3::new(0.5 * i as f64 + 0.25, 0.0, 20.0))
+                .build()
+                .unwrap();
+            world.add_body(body)
+        })
+        .collect();
+    for &i in order {
+        let previous = i.checked_sub(1).map(|p| links[p]);
+        let anchor = Vec3::new(0.5 * i as f64, 0.0, 20.0);
+        world.add_ball_joint(links[i], previous, anchor).unwrap();
+    }
+    world
+}
+
+/// The link order 0, 1, ... `links - 1` dealt into seven interleaved runs: neighbours in
+/// the chain are far apart in the list.
+fn shuffled(links: usize) -> Vec<usize> {
+    (0..7).flat_map(|r| (r..links).step_by(7)).collect()
+}
+
 fn chains_agree(cfm: f64) {
-    let run = |dense_row_limit: usize| {
+    const LINKS: usize = 40;
+    let run = |dense_row_limit: usize, order: &[usize]| {
         let solver = Solver::Exact(stiction::ExactSettings {
             dense_row_limit,
             ..Default::default()
         });
         let mut settings = stiction::scenes::scene_settings(solver);
         settings.softness.cfm = cfm;
-        let mut scene = chain(40, settings).unwrap();
-        let mut iterations = 0;
+        let mut world = chain_in_order(settings, order);
+        let (mut iterations, mut direct) = (0, 0);
         for _ in 0..60 {
-            let stats = scene.world.step(scene.h).unwrap();
+            let stats = world.step(1.0 / 60.0).unwrap();
             assert_eq!((stats.islands, stats.fallbacks), (1, 0));
             let island = &stats.island_reports[0];
             assert!(island.residual <= 1e-9, "{}", island.residual);
             iterations += island.iterations;
+            direct += stats.direct_islands;
         }
-        let positions: Vec<_> = scene.world.bodies().map(|(_, b)| b.position()).collect();
-        (positions, iterations)
+        // Body handles follow creation order, the same in every world.
+        let positions: Vec<_> = world.bodies().map(|(_, b)| b.position()).collect();
+        (positions, iterations, direct)
     };
-    let (sparse, sparse_iterations) = run(stiction::ExactSettings::default().dense_row_limit);
-    let (dense, dense_iterations) = run(usize::MAX);
-    assert_eq!((sparse_iterations, dense_iterations), (60, 0));
-    let largest = sparse
-        .iter()
-        .zip(&dense)
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f64::max);
+    let along: Vec<usize> = (0..LINKS).collect();
+    let default_limit = stiction::ExactSettings::default().dense_row_limit;
+    let (envelope, envelope_iterations, envelope_direct) = run(default_limit, &along);
+    let (active_set, active_set_iterations, active_set_direct) =
+        run(default_limit, &shuffled(LINKS));
+    let (dense, dense_iterations, dense_direct) = run(usize::MAX, &along);
+    assert_eq!((envelope_iterations, envelope_direct), (0, 60));
+    assert_eq!((active_set_iterations, active_set_direct), (60, 0));
+    assert_eq!((dense_iterations, dense_direct), (0, 0));
+    let largest = |a: &[Vec3], b: &[Vec3]| {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| (*a - *b).length())
+            .fold(0.0, f64::max)
+    };
     // The links fall about 5 m in that second.
     let fallen = 20.0 - dense.iter().map(|p| p.z).fold(f64::INFINITY, f64::min);
     assert!(fallen > 3.0, "{fallen}");
-    assert!(largest < 1e-9, "CFM {cfm}: {largest}");
+    for (name, positions) in [("envelope", &envelope), ("active set", &active_set)] {
+        let apart = largest(positions, &dense);
+        assert!(apart < 1e-9, "CFM {cfm}, {name}: {apart}");
+    }
+}
+
+#[test]
+fn the_iterative_stepper_solves_a_hanging_chain_exactly_when_it_factors_it() {
+    // A hundred 1 kg links hanging straight down from the world, at rest: the joint above
+    // link i carries the weight of the links from i down, (100 - i) m g. The first step
+    // from rest (no warm start to help) with the chain factored gets every force to
+    // round-off; Gauss-Seidel's 20 sweeps leave the upper joints far short, as quickstep
+    // does. With its joints listed out of order, the factorisation would cost more than
+    // the sweeps and the chain is swept.
+    const LINKS: usize = 100;
+    const G: f64 = 9.81;
+    let hanging = |direct_bilateral: bool, order: &[usize]| {
+        let solver = Solver::Iterative(stiction::IterativeSettings {
+            direct_bilateral,
+            ..Default::default()
+        });
+        let mut settings = stiction::scenes::scene_settings(solver);
+        // Rigid joints: with CFM each joint is a spring (1e5 N/m at CFM 1e-5), and a
+        // hundred in series take more than one step to carry the weight.
+        settings.softness.cfm = 0.0;
+        let mut world = World::with_settings(settings).unwrap();
+        let mass = MassProperties::cuboid_with_mass(Vec3::new(0.05, 0.05, 0.25), 1.0).unwrap();
+        let links: Vec<_> = (0..LINKS)
+            .map(|i| {
+                let body = RigidBodyBuilder::dynamic()
+                    .mass_properties(mass)
+                    .position(Vec3::new(0.0, 0.0, -0.5 * i as f64 - 0.25))
+                    .build()
+                    .unwrap();
+                world.add_body(body)
+            })
+            .collect();
+        let joints: Vec<_> = order
+            .iter()
+            .map(|&i| {
+                let above = i.checked_sub(1).map(|p| links[p]);
+                let anchor = Vec3::new(0.0, 0.0, -0.5 * i as f64);
+                (i, world.add_ball_joint(links[i], above, anchor).unwrap())
+            })
+            .collect();
+        let stats = world.step(1.0 / 60.0).unwrap().clone();
+        let worst = joints
+            .iter()
+            .map(|&(i, joint)| {
+                // The joint pulls its lower link A up by the weight below.
+                let carried = (LINKS - i) as f64 * G;
+                let force = world.joint(joint).unwrap().feedback().force_a;
+                (force - Vec3::new(0.0, 0.0, carried)).length() / carried
+            })
+            .fold(0.0, f64::max);
+        (worst, stats.direct_islands, stats.sweeps)
+    };
+    let along: Vec<usize> = (0..LINKS).collect();
+    let (direct, direct_islands, direct_sweeps) = hanging(true, &along);
+    let (swept, swept_islands, swept_sweeps) = hanging(false, &along);
+    let (shuffled_worst, shuffled_islands, shuffled_sweeps) = hanging(true, &shuffled(LINKS));
+    eprintln!(
+        "hanging chain: direct {direct:.1e}, 20 sweeps {swept:.2}, shuffled {shuffled_worst:.2}"
+    );
+    assert_eq!((direct_islands, direct_sweeps), (1, 0));
+    assert_eq!((swept_islands, swept_sweeps), (0, 20));
+    assert_eq!((shuffled_islands, shuffled_sweeps), (0, 20));
+    assert!(direct < 1e-9, "{direct}");
+    // Swept from rest, the top joints hold a fraction of their load.
+    assert!(
+        swept > 0.1 && shuffled_worst > 0.1,
+        "{swept} {shuffled_worst}"
+    );
 }

@@ -47,6 +47,7 @@ pub const STATS_COLUMNS: &[&str] = &[
     "islands",
     "pivots",
     "sweeps",
+    "direct_islands",
     "residual",
     "unsolved_islands",
     "fallbacks",
@@ -196,7 +197,7 @@ impl Recorder {
             let t = &s.times;
             writeln!(
                 out,
-                "{step},{time},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{step},{time},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 ms(t.total),
                 ms(t.forces),
                 ms(t.rows),
@@ -208,6 +209,7 @@ impl Recorder {
                 s.islands,
                 s.pivots,
                 s.sweeps,
+                s.direct_islands,
                 s.worst_residual,
                 s.unsolved_islands,
                 s.fallbacks,

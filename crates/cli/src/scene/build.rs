@@ -163,6 +163,7 @@ fn world_settings(scene: &SceneFile) -> WorldSettings {
         omega: world.solver.omega,
         tolerance: world.solver.tolerance,
         warm_start: world.solver.warm_start,
+        direct_bilateral: world.solver.direct_bilateral,
     };
     let solver = match world.solver.kind {
         SolverKind::Exact => Solver::Exact(ExactSettings::default()),

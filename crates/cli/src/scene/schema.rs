@@ -103,6 +103,9 @@ pub struct SolverDesc {
     pub tolerance: f64,
     /// Start each step from the last step's forces (`iterative`); default true.
     pub warm_start: bool,
+    /// Solve islands of bilateral joint rows only by one sparse factorisation when cheaper
+    /// than the sweeps (`iterative`; `IterativeSettings::direct_bilateral`); default true.
+    pub direct_bilateral: bool,
 }
 
 impl Default for SolverDesc {
@@ -113,6 +116,7 @@ impl Default for SolverDesc {
             omega: 1.0,
             tolerance: 0.0,
             warm_start: true,
+            direct_bilateral: true,
         }
     }
 }

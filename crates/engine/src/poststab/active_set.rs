@@ -22,9 +22,9 @@
 //! therefore estimates its factorisation work first and declines ([`Outcome::TooCostly`])
 //! when it would exceed a budget, leaving the island to Gauss-Seidel.
 
-use super::skyline::Skyline;
 use super::{violation, PIVOT_FLOOR};
 use crate::constraint::RowStorage;
+use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::math::Vec3;
 use crate::sparse::{dot4, scatter, RowMass};
 use crate::world::hot::Pair;
@@ -59,10 +59,8 @@ pub(super) struct ActiveSet {
     active: Vec<bool>,
     /// Island-local indices of the set's rows, in island order.
     members: Vec<usize>,
-    /// Per set row: first set row of its envelope.
-    first: Vec<usize>,
-    /// Per body slot: the first set row seen touching it.
-    first_of_body: Vec<usize>,
+    /// Scratch of the set's envelope factorisation.
+    envelope: EnvelopeBuilder,
     /// The set's right-hand side, then its `mu`.
     solution: Vec<f64>,
     /// Per island row: the multiplier (zero outside the set).
@@ -142,64 +140,21 @@ impl ActiveSet {
     /// Lists the set's rows, sizes their envelope and factors `A_SS`; `None` (nothing
     /// factored) if the factorisation would exceed `budget` multiply-adds.
     fn factor(&mut self, island: &Island, budget: usize) -> Option<()> {
-        let Island {
-            rows,
-            mass,
-            range,
-            bodies,
-            dynamic,
-        } = island;
-        let start = range.start;
         self.members.clear();
         self.members
-            .extend((0..range.len()).filter(|&i| self.active[i]));
-        for &s in bodies.iter() {
-            if self.first_of_body.len() <= s as usize {
-                self.first_of_body.resize(s as usize + 1, usize::MAX);
-            }
-            self.first_of_body[s as usize] = usize::MAX;
-        }
-        // Envelope: set row p couples with every earlier set row sharing a dynamic body.
-        self.first.clear();
-        let mut work = 0usize;
-        for (p, &i) in self.members.iter().enumerate() {
-            let mut first = p;
-            for s in rows.bodies[start + i] {
-                if dynamic[s as usize] {
-                    let seen = &mut self.first_of_body[s as usize];
-                    if *seen == usize::MAX {
-                        *seen = p;
-                    }
-                    first = first.min(*seen);
-                }
-            }
-            let width = p - first;
-            // Row p's factorisation: about width^2 / 2 multiply-adds.
-            work = work.saturating_add(width * width / 2 + width);
-            self.first.push(first);
-        }
-        if work > budget {
-            return None;
-        }
-        self.skyline.reset(&self.first);
-        for (p, &i) in self.members.iter().enumerate() {
-            let gi = start + i;
-            let jacobian = &rows.jacobian[gi];
-            self.skyline
-                .set(p, p, mass.diagonal[gi] * (1.0 + SET_REGULARIZATION));
-            for q in self.skyline.first(p)..p {
-                let gq = start + self.members[q];
-                let value = crate::sparse::coupling(
-                    rows.bodies[gi],
-                    jacobian,
-                    rows.bodies[gq],
-                    &mass.imj[gq],
-                );
-                self.skyline.set(p, q, value);
-            }
-        }
-        self.skyline.factor(PIVOT_FLOOR);
-        Some(())
+            .extend((0..island.range.len()).filter(|&i| self.active[i]));
+        let (start, members) = (island.range.start, &self.members);
+        let rows = EnvelopeRows {
+            rows: island.rows,
+            mass: island.mass,
+            count: members.len(),
+            row: |p| start + members[p],
+            island_bodies: island.bodies,
+            dynamic: island.dynamic,
+        };
+        let regularized = |_, diagonal: f64| diagonal * (1.0 + SET_REGULARIZATION);
+        self.envelope
+            .factor(&mut self.skyline, &rows, regularized, budget, PIVOT_FLOOR)
     }
 
     /// Drops set rows whose `mu` has the wrong sign and adds left-out rows whose linearised

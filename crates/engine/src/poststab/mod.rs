@@ -17,12 +17,12 @@
 //! pushed out but a separated contact never pulled in.
 
 mod active_set;
-mod skyline;
 
 use crate::constraint::{Pose, RowPass, RowStorage, Softness};
 use crate::contact::rows::{write_positional_rows, PositionalContact};
 use crate::contact::ContactPoint;
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
+use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::WorldError;
 use crate::island::Islands;
 use crate::joint::Joint;
@@ -33,7 +33,6 @@ use crate::world::hot::{HotBodies, Pair};
 use crate::world::settings::{PostStabilization, PostStabilizationMethod};
 use crate::world::JointHandle;
 use active_set::{ActiveSet, Island, Outcome};
-use skyline::Skyline;
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 
 /// Sweeps of projected Gauss-Seidel for islands the direct method cannot take: the most a
@@ -144,8 +143,8 @@ pub(crate) struct PostStabilizer {
     regularization: Vec<f64>,
     lo: Vec<f64>,
     hi: Vec<f64>,
-    first: Vec<usize>,
-    first_row: Vec<usize>,
+    /// Scratch of the islands' envelope factorisations.
+    envelope: EnvelopeBuilder,
     /// Per island: its envelope factorisation, kept for chord steps while `factored`.
     skylines: Vec<Skyline>,
     /// Per island: whether `skylines` holds the factorisation of its current Jacobians
@@ -552,48 +551,26 @@ impl PostStabilizer {
 
     /// Builds and factors island `k`'s `J M^-1 J^T` into `self.skylines[k]`.
     fn factor_direct(&mut self, k: usize, hot: &HotBodies) {
-        let range = self.islands.rows(k);
-        let n = range.len();
-        let start = range.start;
-        let skyline = &mut self.skylines[k];
-        // Envelope: row i couples with every earlier row sharing a dynamic body.
-        for &s in self.islands.bodies(k) {
-            if self.first_row.len() <= s as usize {
-                self.first_row.resize(s as usize + 1, usize::MAX);
-            }
-            self.first_row[s as usize] = usize::MAX;
-        }
-        self.first.clear();
-        for i in 0..n {
-            let mut first = i;
-            for s in self.rows.bodies[start + i] {
-                if hot.dynamic[s as usize] {
-                    let seen = &mut self.first_row[s as usize];
-                    if *seen == usize::MAX {
-                        *seen = i;
-                    }
-                    first = first.min(*seen);
-                }
-            }
-            self.first.push(first);
-        }
-        skyline.reset(&self.first);
-        for i in 0..n {
-            let (gi, ji) = (start + i, &self.rows.jacobian[start + i]);
-            let diagonal = self.mass.diagonal[gi];
-            skyline.set(i, i, diagonal * (1.0 + REGULARIZATION));
-            for j in skyline.first(i)..i {
-                let gj = start + j;
-                let value = crate::sparse::coupling(
-                    self.rows.bodies[gi],
-                    ji,
-                    self.rows.bodies[gj],
-                    &self.mass.imj[gj],
-                );
-                skyline.set(i, j, value);
-            }
-        }
-        skyline.factor(PIVOT_FLOOR);
+        let start = self.islands.rows(k).start;
+        let rows = EnvelopeRows {
+            rows: &self.rows,
+            mass: &self.mass,
+            count: self.islands.rows(k).len(),
+            row: |p| start + p,
+            island_bodies: self.islands.bodies(k),
+            dynamic: &hot.dynamic,
+        };
+        // No budget: a bilateral island has no cheaper direct method, and the chord steps
+        // reuse the factorisation.
+        let regularized = |_, diagonal: f64| diagonal * (1.0 + REGULARIZATION);
+        let factored = self.envelope.factor(
+            &mut self.skylines[k],
+            &rows,
+            regularized,
+            usize::MAX,
+            PIVOT_FLOOR,
+        );
+        debug_assert!(factored.is_some());
         self.factored[k] = true;
         self.factorizations += 1;
     }

@@ -84,6 +84,9 @@ struct IterativeRecord {
     omega: f64,
     tolerance: f64,
     warm_start: bool,
+    /// Absent from snapshots written before the setting existed: every island was swept.
+    #[serde(default)]
+    direct_bilateral: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -289,12 +292,14 @@ impl IterativeRecord {
             omega,
             tolerance,
             warm_start,
+            direct_bilateral,
         } = settings;
         Self {
             iterations: *iterations as u64,
             omega: *omega,
             tolerance: *tolerance,
             warm_start: *warm_start,
+            direct_bilateral: *direct_bilateral,
         }
     }
 
@@ -304,6 +309,7 @@ impl IterativeRecord {
             omega: self.omega,
             tolerance: self.tolerance,
             warm_start: self.warm_start,
+            direct_bilateral: self.direct_bilateral,
         })
     }
 }

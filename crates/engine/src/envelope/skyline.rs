@@ -38,13 +38,9 @@ impl Skyline {
         self.diagonal.resize(first.len(), 0.0);
     }
 
-    /// First column of row `i`'s envelope.
-    pub(crate) fn first(&self, i: usize) -> usize {
-        self.first[i]
-    }
-
     /// Sets entry `(i, j)`, `first(i) <= j <= i`.
-    pub(crate) fn set(&mut self, i: usize, j: usize, value: f64) {
+    #[cfg(test)]
+    fn set(&mut self, i: usize, j: usize, value: f64) {
         debug_assert!(j >= self.first[i] && j <= i);
         self.data[self.offset[i] + j - self.first[i]] = value;
     }
@@ -52,6 +48,12 @@ impl Skyline {
     fn row(&self, i: usize) -> &[f64] {
         let start = self.offset[i];
         &self.data[start..start + i - self.first[i] + 1]
+    }
+
+    /// Row `i`'s envelope, `first(i) ..= i`, to fill before [`Self::factor`].
+    pub(crate) fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        let start = self.offset[i];
+        &mut self.data[start..start + i - self.first[i] + 1]
     }
 
     /// Factors in place. A pivot below `floor` times its original diagonal (a row dependent
