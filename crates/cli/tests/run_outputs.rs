@@ -11,7 +11,7 @@ use common::{column, read_csv, repo_root, scenes_dir, stiction, success};
 
 const TRAJECTORY: &str = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 const STATS: &str = "step,time,wall_ms,forces_ms,rows_ms,islands_ms,solve_ms,integration_ms,\
-post_stabilization_ms,rows,islands,pivots,sweeps,residual,unsolved_islands,fallbacks,\
+post_stabilization_ms,rows,islands,pivots,sweeps,direct_islands,residual,unsolved_islands,fallbacks,\
 kinetic_energy,potential_energy,energy,momentum_x,momentum_y,momentum_z,angular_momentum_x,\
 angular_momentum_y,angular_momentum_z,max_penetration,max_joint_error";
 const JOINT_FORCES: &str = "step,time,joint,body_a,body_b,force_a_x,force_a_y,force_a_z,\

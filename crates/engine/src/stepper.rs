@@ -240,7 +240,9 @@ impl World {
             |slot, range| joint_rows.push((slot, range)),
         );
         load_warm_starts(joints, &s.joint_rows, &mut s.raw);
-        if settings.curvature.enabled {
+        // Without joint rows there is nothing to correct, and the look-ahead poses of every
+        // body would cost S2's 1,000 spheres half a percent of the step.
+        if settings.curvature.enabled && !s.joint_rows.is_empty() {
             add_curvature_targets(
                 &mut s.curvature,
                 &settings.curvature,
