@@ -95,6 +95,21 @@ fn resting_pyramid_steps_allocate_nothing() {
 }
 
 #[test]
+fn chain_steps_allocate_nothing() {
+    // A whipping 30-link ball chain: its island of joint rows only is factored by both
+    // steppers (`IterativeSettings::direct_bilateral`; the exact stepper above 25 rows),
+    // and post-stabilisation factors and chord-steps it every step.
+    for solver in [exact(), iterative()] {
+        let scene = scenes::chain(30, scenes::scene_settings(solver.clone())).unwrap();
+        let count = allocations_after_warm_up(scene, 120, 120);
+        assert_eq!(
+            count, 0,
+            "chain of 30, {solver:?}: {count} allocations in 120 steps"
+        );
+    }
+}
+
+#[test]
 fn sphere_pile_steps_allocate_only_for_pairs_that_begin() {
     // A pile of spheres never quite rests (balls roll), so contact pairs begin and end
     // all the time; ended pairs' lists are reused for new ones, and only a pair beyond
