@@ -189,6 +189,9 @@ fn run_experiments(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile
             continue;
         }
         for variant in ours::POST_STABILIZATION_VARIANTS {
+            if variant.only.is_some_and(|only| only != scene) {
+                continue;
+            }
             let budget = budget_for(scene, Kind::Iterative, options.budget);
             let (r, profile) = ours::run(
                 scene,

@@ -193,27 +193,55 @@ pub struct Variant {
     pub label: &'static str,
     /// The change.
     pub apply: fn(&mut WorldSettings),
+    /// The only scene it changes anything in, if one.
+    pub only: Option<SceneId>,
 }
 
 /// The variants the benchmark measures: post-stabilisation (up to 10 passes of 50
 /// Gauss-Seidel sweeps over the contact rows, to `1e-6` m) dominates the iterative step on
 /// the contact scenes, so one pass, and a looser tolerance, are timed against it; and none
 /// at all, which leaves the step ODE's quickstep computes (errors corrected by ERP in the
-/// velocity solve only), for a comparison of equal work.
-pub const POST_STABILIZATION_VARIANTS: [Variant; 3] = [
+/// velocity solve only), for a comparison of equal work. S3's chain, an island of joint
+/// rows only, is factored instead of swept by default
+/// (`IterativeSettings::direct_bilateral`): it is also timed swept, with and without
+/// post-stabilisation (the latter is exactly quickstep's work).
+pub const POST_STABILIZATION_VARIANTS: [Variant; 5] = [
     Variant {
         label: "no post-stabilisation (ERP only, as ODE)",
         apply: |s| s.post_stabilization.enabled = false,
+        only: None,
     },
     Variant {
         label: "post-stabilisation 1 pass",
         apply: |s| s.post_stabilization.max_passes = 1,
+        only: None,
     },
     Variant {
         label: "post-stabilisation to 0.1 mm",
         apply: |s| s.post_stabilization.tolerance = 1e-4,
+        only: None,
+    },
+    Variant {
+        label: "joint-only islands swept, not factored",
+        apply: sweep_bilateral_islands,
+        only: Some(SceneId::S3),
+    },
+    Variant {
+        label: "joint-only islands swept, no post-stabilisation (quickstep's work)",
+        apply: |s| {
+            sweep_bilateral_islands(s);
+            s.post_stabilization.enabled = false;
+        },
+        only: Some(SceneId::S3),
     },
 ];
+
+/// Turns off the iterative stepper's direct solve of joint-only islands.
+fn sweep_bilateral_islands(settings: &mut WorldSettings) {
+    if let Solver::Iterative(iterative) = &mut settings.solver {
+        iterative.direct_bilateral = false;
+    }
+}
 
 /// Runs scene S1-S4 with the exact or iterative stepper (and, if given, changed settings);
 /// the exact stepper stops before a dense island of more than `row_limit` rows (islands
