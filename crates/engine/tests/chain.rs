@@ -7,22 +7,15 @@
 //! post-stabilisation the same velocity-level steppers stretch it by metres, as ODE's do:
 //! the projection, not luck, holds the chain. The steps never create energy.
 
+mod common;
+
+use common::mechanical_energy as energy;
 use stiction::math::Vec3;
 use stiction::scenes::{chain, chain_100};
 use stiction::{
     MassProperties, PostStabilization, PostStabilizationMethod, RigidBodyBuilder, Solver, World,
     WorldSettings,
 };
-
-/// Kinetic plus gravitational potential energy (J).
-fn energy(world: &World) -> f64 {
-    world
-        .bodies()
-        .map(|(_, b)| {
-            b.linear_kinetic_energy() + b.rotational_kinetic_energy() + 9.81 * b.position().z
-        })
-        .sum()
-}
 
 /// Runs S3; returns (separation at the last step, largest separation at any step, energy
 /// at the start, energy at the end, mean ms per step). With post-stabilisation, checks

@@ -9,25 +9,15 @@
 //! orientation stays the rest one), and the energy stays within semi-implicit Euler's
 //! oscillation.
 
+mod common;
+
+use common::mechanical_energy as energy;
 use stiction::math::{Quat, Vec3};
 use stiction::{
     BodyHandle, IterativeSettings, MassProperties, RigidBodyBuilder, Solver, World, WorldSettings,
 };
 
-const G: f64 = 9.81;
 const H: f64 = 1.0 / 60.0;
-
-/// Kinetic plus gravitational potential energy (J).
-fn energy(world: &World) -> f64 {
-    world
-        .bodies()
-        .map(|(_, b)| {
-            b.linear_kinetic_energy()
-                + b.rotational_kinetic_energy()
-                + G / b.inverse_mass() * b.position().z
-        })
-        .sum()
-}
 
 /// The linkage, its crank tipped by 0.1 rad so that it falls; returns the world and the
 /// coupler.

@@ -18,6 +18,7 @@
 
 mod common;
 
+use common::mechanical_energy as energy;
 use stiction::math::Vec3;
 use stiction::scenes::chain_100;
 use stiction::{
@@ -26,18 +27,6 @@ use stiction::{
 };
 
 const G: f64 = 9.81;
-
-/// Kinetic plus gravitational energy (J).
-fn energy(world: &World) -> f64 {
-    world
-        .bodies()
-        .map(|(_, b)| {
-            b.linear_kinetic_energy()
-                + b.rotational_kinetic_energy()
-                + b.mass() * G * b.position().z
-        })
-        .sum()
-}
 
 /// Two 1.5 kg bars 0.6 m long on hinges about y, released from horizontal: the chaotic
 /// planar double pendulum. Returns the energy of the hanging rest state.

@@ -120,3 +120,17 @@ pub fn box_on_ground(settings: WorldSettings, half: Vec3, mass: f64) -> (World, 
         .unwrap();
     (world, body)
 }
+
+/// Kinetic plus gravitational potential energy (J) of every body, for standard gravity
+/// along -z (potential zero at z = 0).
+pub fn mechanical_energy(world: &World) -> f64 {
+    const G: f64 = 9.81;
+    world
+        .bodies()
+        .map(|(_, b)| {
+            b.linear_kinetic_energy()
+                + b.rotational_kinetic_energy()
+                + b.mass() * G * b.position().z
+        })
+        .sum()
+}
