@@ -84,6 +84,12 @@ fn impacts_slower_than_the_threshold_do_not_bounce() {
 
 #[test]
 fn a_perfectly_inelastic_sphere_stays_down() {
-    let apex = rebound(0.0, 1.0, 1.0 / 60.0, Solver::exact());
-    assert!(apex < 1e-3, "rose {apex} m");
+    // The iterative stepper corrects a sphere's penetration with ERP (its normal passes
+    // through the centre), the landing's deeper part by the projection: ERP alone on the
+    // whole landing depth threw the ball up 3.6 mm.
+    for solver in [Solver::exact(), Solver::iterative()] {
+        let apex = rebound(0.0, 1.0, 1.0 / 60.0, solver.clone());
+        println!("{solver:?}: rose {apex:.2e} m");
+        assert!(apex < 1e-4, "{solver:?}: rose {apex} m");
+    }
 }

@@ -107,6 +107,15 @@ pub struct ContactSettings {
     /// resting on its four corners at CFM 1e-5 reports a sinking speed of `cfm m g / 4` =
     /// 2.45 cm/s and needs a projection pass every step (tests/contact_creep.rs). Lower
     /// the CFM where resting velocities or the projection's cost matter.
+    ///
+    /// Under the iterative stepper a contact whose normal passes through the centres of
+    /// mass of its dynamic bodies (a sphere on anything, a sphere on a sphere) is the
+    /// exception: a push through the centres cannot turn a body, so it keeps its ERP, its
+    /// CFM yield is taken back at last step's force (`target + cfm lambda_last`), and the
+    /// projection takes it only once it is 0.5 mm deeper than the projection's 0.1 mm
+    /// slop (an impact). A 1000 kg ball then rests still, without the creep, and S2's
+    /// sphere pile rests at a few micrometres with no projection passes (22 % of its
+    /// step). The exact stepper projects every contact.
     pub post_stabilize: bool,
 }
 

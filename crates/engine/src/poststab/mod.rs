@@ -19,7 +19,7 @@
 mod active_set;
 
 use crate::constraint::{Pose, RowPass, RowStorage, Softness};
-use crate::contact::rows::{write_positional_rows, PositionalContact};
+use crate::contact::rows::{write_positional_rows, PositionalContact, CENTRAL_CONTACT_TOLERANCE};
 use crate::contact::ContactPoint;
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
@@ -175,7 +175,9 @@ pub(crate) struct PostStabilizer {
 }
 
 impl PostStabilizer {
-    /// Projects the stabilised joints of `joints` at the poses `hot.next_pose`, moving only
+    /// Projects the stabilised joints of `joints` and the penetrations of `contacts` (taken
+    /// in `order`; those marked `central`, which ERP corrects, only beyond
+    /// [`CENTRAL_CONTACT_TOLERANCE`]) at the poses `hot.next_pose`, moving only
     /// `hot.next_pose`. Fails (with nothing else changed) if a non-finite value appears.
     ///
     /// Each pass takes the Newton displacement of every island whose error exceeds the
@@ -188,13 +190,21 @@ impl PostStabilizer {
         joints: &Arena<Joint, JointHandle>,
         contacts: &mut [ContactPoint],
         order: &[u32],
+        central: &[bool],
         hot: &mut HotBodies,
         softness: Softness,
         settings: &PostStabilization,
         stats: &mut PostStabilizationStats,
     ) -> Result<(), WorldError> {
+        self.positional.clear();
+        self.positional.extend(
+            contacts
+                .iter()
+                .zip(central)
+                .map(|(p, &central)| PositionalContact::of(p, softness, central)),
+        );
         if joints.len() == 0 {
-            let within = contacts_within_tolerance(contacts, hot, softness, settings.tolerance);
+            let within = contacts_within_tolerance(&self.positional, hot, settings.tolerance);
             if let Some(largest) = within {
                 // Nothing to correct (most steps of a resting scene): no rows, islands or
                 // passes. S1 spent 0.4 ms of its 3.9 ms steps building them to find that.
@@ -211,9 +221,6 @@ impl PostStabilizer {
         }
         self.contact_order.clear();
         self.contact_order.extend_from_slice(order);
-        self.positional.clear();
-        self.positional
-            .extend(contacts.iter().map(|p| PositionalContact::of(p, softness)));
         self.touching.clear();
         self.touching.resize(hot.next_pose.len(), false);
         for point in contacts.iter() {
@@ -431,12 +438,18 @@ impl PostStabilizer {
                 let v = violation(self.rows.error[i], self.rows.lo[i], self.rows.hi[i]);
                 largest = largest.max(v);
                 squares += v * v;
-                let contact = self.islands.origin[i] >= first_contact;
-                unresolved |= v > if contact {
-                    contact_tolerance
-                } else {
-                    tolerance
+                let limit = match self.islands.origin[i].checked_sub(first_contact) {
+                    Some(c) => {
+                        let point = &self.positional[self.contact_order[c as usize] as usize];
+                        if point.central {
+                            CENTRAL_CONTACT_TOLERANCE
+                        } else {
+                            contact_tolerance
+                        }
+                    }
+                    None => tolerance,
                 };
+                unresolved |= v > limit;
             }
             self.largest.push(largest);
             self.squares.push(squares);
@@ -745,15 +758,12 @@ fn write_joints(
     );
 }
 
-/// How far a row with error `c` and force bounds `[lo, hi]` is from admissible: a force
-/// that can only be positive can only raise `C`, so it holds `C >= 0`, and conversely.
-/// The largest penetration of `contacts` at `hot.next_pose` beyond their slop, if every
-/// one is within the contact tolerance of [`PostStabilizer::measure`] (so a full measure
-/// would find nothing to do) and finite; `None` otherwise.
+/// The largest penetration beyond their slop of `contacts` at `hot.next_pose`, if every
+/// one is within its tolerance in [`PostStabilizer::measure`] (so a full measure would find
+/// nothing to do) and finite; `None` otherwise.
 fn contacts_within_tolerance(
-    contacts: &[ContactPoint],
+    contacts: &[PositionalContact],
     hot: &HotBodies,
-    softness: Softness,
     tolerance: f64,
 ) -> Option<f64> {
     let contact_tolerance = tolerance.max(CONTACT_TOLERANCE);
@@ -763,9 +773,14 @@ fn contacts_within_tolerance(
         if !point.slots.iter().any(|&s| hot.dynamic[s as usize]) {
             continue;
         }
-        let error = PositionalContact::of(point, softness).error(&hot.next_pose);
+        let error = point.error(&hot.next_pose);
         let v = violation(error, 0.0, f64::INFINITY);
-        if v.is_nan() || v > contact_tolerance {
+        let limit = if point.central {
+            CENTRAL_CONTACT_TOLERANCE
+        } else {
+            contact_tolerance
+        };
+        if v.is_nan() || v > limit {
             // Too deep, or not finite: the full measure decides (and reports).
             return None;
         }
@@ -774,6 +789,8 @@ fn contacts_within_tolerance(
     Some(largest)
 }
 
+/// How far a row with error `c` and force bounds `[lo, hi]` is from admissible: a force
+/// that can only be positive can only raise `C`, so it holds `C >= 0`, and conversely.
 fn violation(c: f64, lo: f64, hi: f64) -> f64 {
     if lo >= 0.0 {
         (-c).max(0.0)
