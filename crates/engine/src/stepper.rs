@@ -802,7 +802,10 @@ fn solve_iterative(
 ) -> Result<IslandReport, WorldError> {
     let range = s.islands.rows(k);
     if settings.direct_bilateral && s.islands.nub(k) == range.len() {
-        let budget = settings.iterations * range.len() * DIRECT_WORK_PER_SWEEP_ROW;
+        let budget = settings
+            .iterations
+            .saturating_mul(range.len())
+            .saturating_mul(DIRECT_WORK_PER_SWEEP_ROW);
         let tolerance = ITERATIVE_RESIDUAL_TOLERANCE;
         if let Some(report) = solve_bilateral_direct(s, k, budget, tolerance, stats)? {
             return Ok(report);
