@@ -395,8 +395,7 @@ const CENTRAL_LEVER: f64 = 1e-9;
 /// The projection exists because ERP's push, through a lever arm and an unconverged
 /// Gauss-Seidel, turns bodies and feeds a rocking that topples stacks
 /// ([`crate::ContactSettings::post_stabilize`]); a push through the centres turns nothing.
-/// S2's sphere pile keeps the same depths (0.18 mm with ERP, 0.21 mm projected) for a
-/// quarter less time.
+/// S2's sphere pile rests at 2.4 um mean depth instead of 83 um, in a step 22 % shorter.
 fn pushes_through_centres(jacobian: &JacobianRow, slots: [u32; 2], dynamic: &[bool]) -> bool {
     let [a, b] = slots.map(|s| dynamic[s as usize]);
     let turns = |moves: bool, angular: Vec3| {

@@ -432,6 +432,7 @@ impl PostStabilizer {
         self.squares.clear();
         self.unresolved.clear();
         let contact_tolerance = tolerance.max(CONTACT_TOLERANCE);
+        let central_tolerance = tolerance.max(CENTRAL_CONTACT_TOLERANCE);
         for k in 0..self.islands.len() {
             let (mut largest, mut squares, mut unresolved) = (0.0f64, 0.0, false);
             for i in self.islands.rows(k) {
@@ -442,7 +443,7 @@ impl PostStabilizer {
                     Some(c) => {
                         let point = &self.positional[self.contact_order[c as usize] as usize];
                         if point.central {
-                            CENTRAL_CONTACT_TOLERANCE
+                            central_tolerance
                         } else {
                             contact_tolerance
                         }
@@ -767,6 +768,7 @@ fn contacts_within_tolerance(
     tolerance: f64,
 ) -> Option<f64> {
     let contact_tolerance = tolerance.max(CONTACT_TOLERANCE);
+    let central_tolerance = tolerance.max(CENTRAL_CONTACT_TOLERANCE);
     let mut largest = 0.0f64;
     for point in contacts {
         // Rows of no dynamic body (a sleeping body on the ground) join no island.
@@ -776,7 +778,7 @@ fn contacts_within_tolerance(
         let error = point.error(&hot.next_pose);
         let v = violation(error, 0.0, f64::INFINITY);
         let limit = if point.central {
-            CENTRAL_CONTACT_TOLERANCE
+            central_tolerance
         } else {
             contact_tolerance
         };
