@@ -9,18 +9,18 @@
 //!    gyroscopic mode ([`crate::gyroscopic::angular_velocity_after_step`], which is
 //!    `w + h I^-1 tau~` for the equivalent torque `tau~` of [`crate::equivalent_torque`]).
 //!    A sleeping body is fixed: zero velocity, infinite mass.
-//! 2. **Rows**: every enabled joint writes its rows at the current poses, then every
-//!    contact point its normal row and, after all normal rows, its friction rows
-//!    ([`crate::contact`]), warm-started from the point's memory (or, for a new point,
-//!    from the weight it carries).
+//! 2. **Rows**: every enabled joint writes its rows at the current poses (with the
+//!    curvature term, [`crate::joint::curvature`]), then every contact point its normal
+//!    row followed by its friction rows ([`crate::contact`]), warm-started from the
+//!    point's memory (or, for a new point, from the weight it carries).
 //! 3. **Islands**: bodies connected by rows ([`crate::island`]).
 //! 4. **Solve**: per island, `A lambda = b + w` with `A = J M^-1 J^T + diag(cfm)/h` and
 //!    `b = (rhs - J u*) / h`, `rhs = -erp C / h + target`: exactly (Dantzig on the dense `A`,
-//!    or for large islands and long chains of joints the sparse active-set solver of
-//!    [`crate::sparse_exact`], both falling back to Gauss-Seidel; Lemke for the polygonal
-//!    friction cone) or iteratively
+//!    or for large islands the sparse active-set solver of [`crate::sparse_exact`], both
+//!    falling back to Gauss-Seidel; Lemke for the polygonal friction cone) or iteratively
 //!    (Gauss-Seidel on the sparse rows, projecting friction pairs on the Coulomb disk if
-//!    asked).
+//!    asked). Either stepper solves a large island of bilateral rows only (a joint chain
+//!    or tree) by one envelope factorisation ([`crate::envelope`]) when that is cheaper.
 //! 5. **Velocities**: `u+ = u* + h M^-1 J^T lambda`.
 //! 6. **Integration**: poses by [`crate::advance_pose`] (so the conserving gyroscopic mode
 //!    uses its midpoint attitude update); sleepers keep theirs.
@@ -34,7 +34,7 @@
 //!
 //! A body in no island pays only for phases 1, 5 and 6; a sleeping body for none.
 //!
-//! Adding a row producer: in phase 2, after [`write_joint_rows`], append its rows
+//! Adding a row producer: in phase 2, after [`write_joint_rows_moving`], append its rows
 //! through `RowStorage::writer` (body slots are `handle.index()`, the static world is
 //! `HotBodies::ground`), keep each producer's raw row range, and fill `raw.warm_lambda` /
 //! `raw.warm_state` from its own cache (as [`load_warm_starts`] does for joints); in
