@@ -57,6 +57,14 @@ impl JointRows for BallJoint {
         3
     }
 
+    fn push_fixed_errors(&self, pose_a: &Pose, pose_b: &Pose, errors: &mut Vec<f64>) -> bool {
+        // As `parts::point_to_point` computes them, so both routes agree bit for bit.
+        let gap = pose_a.transform_point(self.local_anchor_a)
+            - pose_b.transform_point(self.local_anchor_b);
+        errors.extend_from_slice(&[gap.x, gap.y, gap.z]);
+        true
+    }
+
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {
         Some((self.local_anchor_a, self.local_anchor_b))
     }

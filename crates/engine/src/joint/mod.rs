@@ -63,6 +63,17 @@ pub trait JointRows {
     /// The number of rows [`Self::write_rows`] writes in the velocity pass.
     fn row_count(&self) -> usize;
 
+    /// Appends the position errors `C` of the rows [`Self::write_rows`] marks stabilised,
+    /// for bodies at `pose_a` and `pose_b`, in the order it writes them, and returns `true`,
+    /// if those rows always have the same count and bounds (a ball joint's three point
+    /// rows): post-stabilisation then re-reads them without the row writer. The default,
+    /// `false` with nothing appended, sends them through [`Self::write_rows`], whose rows
+    /// are checked against the last full measure's.
+    fn push_fixed_errors(&self, pose_a: &Pose, pose_b: &Pose, errors: &mut Vec<f64>) -> bool {
+        let _ = (pose_a, pose_b, errors);
+        false
+    }
+
     /// The anchor points on A and B in their body frames, for joints built on a point
     /// (ball, hinge, ...): [`crate::World::joint_anchor_separation`] measures their distance.
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {
@@ -184,6 +195,10 @@ impl JointRows for JointKind {
 
     fn row_count(&self) -> usize {
         self.rows().row_count()
+    }
+
+    fn push_fixed_errors(&self, pose_a: &Pose, pose_b: &Pose, errors: &mut Vec<f64>) -> bool {
+        self.rows().push_fixed_errors(pose_a, pose_b, errors)
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {
@@ -429,6 +444,17 @@ mod tests {
             assert_eq!((&full.lo, &full.hi), (&errors.lo, &errors.hi), "{name}");
             assert_eq!(full.stabilize, errors.stabilize, "{name}");
             assert!(errors.jacobian.is_empty() && errors.erp.is_empty());
+            // A joint that reports its errors without the writer reports exactly the
+            // positional pass's, bit for bit; one that does not, nothing.
+            let mut fixed = Vec::new();
+            let [a, b] = &poses;
+            if joint.push_fixed_errors(a, b, &mut fixed) {
+                if positional {
+                    assert_eq!(fixed, errors.error, "{name}");
+                }
+            } else {
+                assert!(fixed.is_empty(), "{name}");
+            }
         }
     }
 

@@ -25,7 +25,7 @@ use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::WorldError;
 use crate::island::Islands;
-use crate::joint::Joint;
+use crate::joint::{Joint, JointRows};
 use crate::math::{cayley, rotate_tensor, Mat3, Vec3};
 use crate::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
 use crate::world::arena::Arena;
@@ -131,6 +131,10 @@ pub(crate) struct PostStabilizer {
     /// The rows of `raw` at the current poses, only their bodies, errors, bounds and flags
     /// ([`RowPass::PositionErrors`]): compared with `raw` to see the structure is the same.
     errors: RowStorage,
+    /// The stabilised joint rows' errors at the current poses, in raw row order: from
+    /// [`JointRows::push_fixed_errors`] when every joint has a fixed structure, else
+    /// copied from `errors`.
+    joint_errors: Vec<f64>,
     /// Whether `rows` (Jacobians, `mass`) were written at the current poses; after a
     /// [`PostStabilizer::measure_errors`] only their errors are.
     rows_current: bool,
@@ -391,22 +395,30 @@ impl PostStabilizer {
         softness: Softness,
         tolerance: f64,
     ) -> Result<(), WorldError> {
-        self.errors.clear();
-        write_joints(
-            joints,
-            hot,
-            softness,
-            RowPass::PositionErrors,
-            &mut self.errors,
-        );
         let joint_rows = self.first_contact as usize;
-        let (raw, errors) = (&self.raw, &self.errors);
-        let same = errors.len() == joint_rows
-            && raw.len() == joint_rows + contacts.len()
-            && raw.bodies[..joint_rows] == errors.bodies[..]
-            && raw.lo[..joint_rows] == errors.lo[..]
-            && raw.hi[..joint_rows] == errors.hi[..];
-        if !same {
+        let fixed = push_fixed_errors(joints, hot, &mut self.joint_errors)
+            && self.joint_errors.len() == joint_rows;
+        if !fixed {
+            self.errors.clear();
+            write_joints(
+                joints,
+                hot,
+                softness,
+                RowPass::PositionErrors,
+                &mut self.errors,
+            );
+            let (raw, errors) = (&self.raw, &self.errors);
+            let same = errors.len() == joint_rows
+                && raw.bodies[..joint_rows] == errors.bodies[..]
+                && raw.lo[..joint_rows] == errors.lo[..]
+                && raw.hi[..joint_rows] == errors.hi[..];
+            if !same {
+                return self.measure(joints, contacts, hot, softness, tolerance);
+            }
+            self.joint_errors.clear();
+            self.joint_errors.extend_from_slice(&self.errors.error);
+        }
+        if self.raw.len() != joint_rows + contacts.len() {
             return self.measure(joints, contacts, hot, softness, tolerance);
         }
         for (i, &raw) in self.islands.origin[..self.rows.len()].iter().enumerate() {
@@ -416,7 +428,7 @@ impl PostStabilizer {
                     let p = self.contact_order[i] as usize;
                     self.positional[p].error(&hot.next_pose)
                 }
-                None => self.errors.error[raw],
+                None => self.joint_errors[raw],
             };
         }
         self.rows_current = false;
@@ -734,6 +746,28 @@ impl PostStabilizer {
             }
         }
     }
+}
+
+/// Fills `errors` with the stabilised rows' errors of the joints with post-stabilisation
+/// on at `hot.next_pose`, in the order [`write_joints`] writes them, and returns `true`, if
+/// every such joint has a fixed row structure ([`JointRows::push_fixed_errors`]): a ball
+/// chain's re-reads then skip the row writer and the structure check (S3: a twelfth of
+/// its step went to them).
+fn push_fixed_errors(
+    joints: &Arena<Joint, JointHandle>,
+    hot: &HotBodies,
+    errors: &mut Vec<f64>,
+) -> bool {
+    errors.clear();
+    let (poses, ground) = (&hot.next_pose, hot.ground() as usize);
+    joints
+        .iter()
+        .filter(|(_, joint)| joint.enabled && joint.post_stabilize)
+        .all(|(_, joint)| {
+            let a = joint.body_a.index();
+            let b = joint.body_b.map_or(ground, |h| h.index());
+            joint.kind.push_fixed_errors(&poses[a], &poses[b], errors)
+        })
 }
 
 /// Appends the rows of the joints with post-stabilisation on at `hot.next_pose`, in the
