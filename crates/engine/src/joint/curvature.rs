@@ -42,7 +42,7 @@
 
 use crate::body::{BodyKind, RigidBody};
 use crate::constraint::{Pose, RowStorage, Softness};
-use crate::joint::Joint;
+use crate::joint::{Joint, JointRows};
 use crate::math::{cayley, Vec3};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
@@ -64,8 +64,37 @@ pub(crate) struct CurvatureScratch {
     /// The joints' rows written at those poses (only their errors and stabilise flags
     /// are read: [`crate::constraint::RowPass::VelocityErrors`]).
     rows: RowStorage,
-    /// Each joint's slot and row range in `rows`.
+    /// Each joint's slot and row range in `rows` (or in `errors`).
     ranges: Vec<(usize, Range<usize>)>,
+    /// The joints' errors at those poses when every enabled joint reports them directly
+    /// ([`crate::joint::JointRows::push_fixed_errors`]).
+    errors: Vec<f64>,
+}
+
+/// Fills `errors` and `ranges` (each joint's slot and range in `errors`) with every
+/// enabled joint's errors at `poses` (by slot, `ground` for the static world) and returns
+/// `true` if every such joint reports them directly and all its rows are those fixed,
+/// stabilised ones.
+fn push_errors_ahead(
+    joints: &Arena<Joint, JointHandle>,
+    poses: &[Pose],
+    ground: u32,
+    errors: &mut Vec<f64>,
+    ranges: &mut Vec<(usize, Range<usize>)>,
+) -> bool {
+    errors.clear();
+    joints
+        .iter()
+        .filter(|(_, joint)| joint.enabled)
+        .all(|(handle, joint)| {
+            let a = joint.body_a.index();
+            let b = joint.body_b.map_or(ground as usize, |h| h.index());
+            let start = errors.len();
+            let fixed = joint.kind.push_fixed_errors(&poses[a], &poses[b], errors)
+                && errors.len() - start == joint.kind.row_count();
+            ranges.push((handle.index(), start..errors.len()));
+            fixed
+        })
 }
 
 /// Subtracts each stabilised joint row's curvature term `kappa`, faded by `settings`, from
@@ -109,24 +138,42 @@ pub(crate) fn add_curvature_targets(
     );
     scratch.rows.clear();
     scratch.ranges.clear();
-    let ranges = &mut scratch.ranges;
-    crate::stepper::write_joint_rows_moving(
+    // Joints whose every row is a fixed, stabilised one (ball joints) report their errors
+    // ahead directly; otherwise every joint's rows are written (errors only).
+    let fixed = push_errors_ahead(
         joints,
         &scratch.poses,
-        Some((&hot.predicted, h)),
         hot.ground(),
-        softness,
-        crate::constraint::RowPass::VelocityErrors,
-        &mut scratch.rows,
-        |slot, range| ranges.push((slot, range)),
+        &mut scratch.errors,
+        &mut scratch.ranges,
     );
+    if !fixed {
+        scratch.ranges.clear();
+        let ranges = &mut scratch.ranges;
+        crate::stepper::write_joint_rows_moving(
+            joints,
+            &scratch.poses,
+            Some((&hot.predicted, h)),
+            hot.ground(),
+            softness,
+            crate::constraint::RowPass::VelocityErrors,
+            &mut scratch.rows,
+            |slot, range| ranges.push((slot, range)),
+        );
+    }
+    let (errors_ahead, stabilized_ahead) = if fixed {
+        (&scratch.errors[..], None)
+    } else {
+        (&scratch.rows.error[..], Some(&scratch.rows.stabilize[..]))
+    };
     // Both passes visit the enabled joints in the same order.
     for ((slot, now), (slot_ahead, ahead)) in joint_rows.iter().zip(&scratch.ranges) {
         if slot != slot_ahead || now.len() != ahead.len() {
             continue;
         }
         for (i, j) in now.clone().zip(ahead.clone()) {
-            if !(raw.stabilize[i] && scratch.rows.stabilize[j]) {
+            let ahead_stabilized = stabilized_ahead.is_none_or(|s| s[j]);
+            if !(raw.stabilize[i] && ahead_stabilized) {
                 continue;
             }
             let [a, b] = raw.bodies[i];
@@ -135,7 +182,7 @@ pub(crate) fn add_curvature_targets(
                 scratch.velocities[b as usize],
             );
             let rate = raw.jacobian[i].velocity(va, wa, vb, wb);
-            let kappa = (scratch.rows.error[j] - raw.error[i]) / h - rate;
+            let kappa = (errors_ahead[j] - raw.error[i]) / h - rate;
             // A velocity the joint's last step produced moves along the constraint up to
             // the chord: |J u| ~ |kappa| (2 |kappa| after a step without the term). A much
             // larger rate means the velocity violates the row (a new joint, a kick, a stop
