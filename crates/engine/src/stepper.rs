@@ -45,7 +45,7 @@
 
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
-use crate::constraint::{Pose, RowMotion, RowPass, RowStorage, Softness};
+use crate::constraint::{JacobianRow, Pose, RowMotion, RowPass, RowStorage, Softness};
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
@@ -128,6 +128,8 @@ pub(crate) struct StepScratch {
     /// Per contact point: whether its normal passes through its bodies' centres of mass
     /// (`contact::rows::write_rows`: ERP corrects it, the projection only when deep).
     central_points: Vec<bool>,
+    /// Fixed-structure joints' rows on their way into `raw` (`JointRows::push_fixed_rows`).
+    fixed_rows: Vec<(JacobianRow, f64)>,
     /// The direct solve of all-bilateral islands: its envelope scratch and factorisation.
     envelope: EnvelopeBuilder,
     skyline: Skyline,
@@ -240,6 +242,7 @@ impl World {
             settings.softness,
             RowPass::Velocity,
             &mut s.raw,
+            &mut s.fixed_rows,
             |slot, range| joint_rows.push((slot, range)),
         );
         load_warm_starts(joints, &s.joint_rows, &mut s.raw);
@@ -450,6 +453,7 @@ pub(crate) fn write_joint_rows_moving(
     softness: Softness,
     pass: RowPass,
     storage: &mut RowStorage,
+    fixed_rows: &mut Vec<(JacobianRow, f64)>,
     mut record: impl FnMut(usize, Range<usize>),
 ) {
     let positional = pass.positional();
@@ -459,6 +463,18 @@ pub(crate) fn write_joint_rows_moving(
         }
         let a = joint.body_a.index() as u32;
         let b = joint.body_b.map_or(ground, |h| h.index() as u32);
+        let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
+        // A fixed-structure joint's full rows without the writer (every column is kept in
+        // these passes; its rows are all stabilised, so positional passes keep them all).
+        if !pass.errors_only() {
+            fixed_rows.clear();
+            if joint.kind.push_fixed_rows(pose_a, pose_b, fixed_rows) {
+                let softness = joint.softness.unwrap_or(softness);
+                let range = storage.push_equalities([a, b], fixed_rows, softness);
+                record(handle.index(), range);
+                continue;
+            }
+        }
         let row_motion = motion.map(|(velocities, h)| {
             let ([linear_a, angular_a], [linear_b, angular_b]) =
                 (velocities[a as usize], velocities[b as usize]);

@@ -261,6 +261,37 @@ impl RowStorage {
         }
     }
 
+    /// Appends unbounded, stabilised rows of bodies `bodies` with `softness`, no target and
+    /// no warm start, from each row's Jacobian and error: a fixed-structure joint's rows
+    /// ([`crate::joint::JointRows::push_fixed_rows`]) without the writer. Returns their
+    /// range.
+    pub(crate) fn push_equalities(
+        &mut self,
+        bodies: [u32; 2],
+        rows: &[(JacobianRow, f64)],
+        softness: Softness,
+    ) -> std::ops::Range<usize> {
+        let (first, n) = (self.len(), rows.len());
+        self.bodies.extend(std::iter::repeat_n(bodies, n));
+        self.jacobian.extend(rows.iter().map(|r| r.0));
+        self.error.extend(rows.iter().map(|r| r.1));
+        for (column, value) in [
+            (&mut self.target_velocity, 0.0),
+            (&mut self.erp, softness.erp),
+            (&mut self.cfm, softness.cfm),
+            (&mut self.lo, f64::NEG_INFINITY),
+            (&mut self.hi, f64::INFINITY),
+            (&mut self.warm_lambda, 0.0),
+            (&mut self.lambda, 0.0),
+        ] {
+            column.extend(std::iter::repeat_n(value, n));
+        }
+        self.findex.extend(std::iter::repeat_n(None, n));
+        self.stabilize.extend(std::iter::repeat_n(true, n));
+        self.warm_state.extend(std::iter::repeat_n(None, n));
+        first..self.len()
+    }
+
     /// The force on each of the row's bodies' velocity coordinates: `J_i^T lambda_i`, split
     /// into (force on A, torque on A, force on B, torque on B).
     pub(crate) fn generalized_force(&self, i: usize) -> [Vec3; 4] {

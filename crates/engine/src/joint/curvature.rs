@@ -158,6 +158,8 @@ pub(crate) fn add_curvature_targets(
             softness,
             crate::constraint::RowPass::VelocityErrors,
             &mut scratch.rows,
+            // Unused: an errors-only pass writes every joint through its writer.
+            &mut Vec::new(),
             |slot, range| ranges.push((slot, range)),
         );
     }

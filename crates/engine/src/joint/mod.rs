@@ -49,7 +49,7 @@ pub use slider::SliderJoint;
 pub use universal::UniversalJoint;
 pub use world_api::JointAxisState;
 
-use crate::constraint::{Pose, RowWriter};
+use crate::constraint::{JacobianRow, Pose, RowWriter};
 use crate::error::{JointError, WorldError};
 use crate::math::{Quat, Vec3};
 
@@ -71,6 +71,22 @@ pub trait JointRows {
     /// are checked against the last full measure's.
     fn push_fixed_errors(&self, pose_a: &Pose, pose_b: &Pose, errors: &mut Vec<f64>) -> bool {
         let _ = (pose_a, pose_b, errors);
+        false
+    }
+
+    /// Appends the Jacobian and error of every row [`Self::write_rows`] writes, in its
+    /// order, and returns `true`, if they are always the same number of unbounded,
+    /// stabilised rows with the joint's softness and no target (a ball joint's three point
+    /// rows): the steppers and post-stabilisation then append them without the row
+    /// writer. The default, `false` with nothing appended, writes them through
+    /// [`Self::write_rows`].
+    fn push_fixed_rows(
+        &self,
+        pose_a: &Pose,
+        pose_b: &Pose,
+        rows: &mut Vec<(JacobianRow, f64)>,
+    ) -> bool {
+        let _ = (pose_a, pose_b, rows);
         false
     }
 
@@ -199,6 +215,15 @@ impl JointRows for JointKind {
 
     fn push_fixed_errors(&self, pose_a: &Pose, pose_b: &Pose, errors: &mut Vec<f64>) -> bool {
         self.rows().push_fixed_errors(pose_a, pose_b, errors)
+    }
+
+    fn push_fixed_rows(
+        &self,
+        pose_a: &Pose,
+        pose_b: &Pose,
+        rows: &mut Vec<(JacobianRow, f64)>,
+    ) -> bool {
+        self.rows().push_fixed_rows(pose_a, pose_b, rows)
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {
@@ -454,6 +479,21 @@ mod tests {
                 }
             } else {
                 assert!(fixed.is_empty(), "{name}");
+            }
+            // Likewise a joint that reports its full rows: the writer's, bit for bit, all
+            // unbounded and stabilised with the writer's softness.
+            let mut rows = Vec::new();
+            if joint.push_fixed_rows(a, b, &mut rows) {
+                let mut direct = RowStorage::default();
+                direct.push_equalities([0, 1], &rows, Softness::DEFAULT);
+                assert_eq!(direct.jacobian, full.jacobian, "{name}");
+                assert_eq!(direct.error, full.error, "{name}");
+                assert_eq!((&direct.lo, &direct.hi), (&full.lo, &full.hi), "{name}");
+                assert_eq!((&direct.erp, &direct.cfm), (&full.erp, &full.cfm), "{name}");
+                assert_eq!(direct.target_velocity, full.target_velocity, "{name}");
+                assert_eq!(direct.stabilize, full.stabilize, "{name}");
+            } else {
+                assert!(rows.is_empty(), "{name}");
             }
         }
     }

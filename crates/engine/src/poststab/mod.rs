@@ -18,7 +18,7 @@
 
 mod active_set;
 
-use crate::constraint::{Pose, RowPass, RowStorage, Softness};
+use crate::constraint::{JacobianRow, Pose, RowPass, RowStorage, Softness};
 use crate::contact::rows::{write_positional_rows, PositionalContact, CENTRAL_CONTACT_TOLERANCE};
 use crate::contact::ContactPoint;
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
@@ -135,6 +135,8 @@ pub(crate) struct PostStabilizer {
     /// [`JointRows::push_fixed_errors`] when every joint has a fixed structure, else
     /// copied from `errors`.
     joint_errors: Vec<f64>,
+    /// Fixed-structure joints' rows on their way into `raw`.
+    fixed_rows: Vec<(JacobianRow, f64)>,
     /// Whether `rows` (Jacobians, `mass`) were written at the current poses; after a
     /// [`PostStabilizer::measure_errors`] only their errors are.
     rows_current: bool,
@@ -357,7 +359,14 @@ impl PostStabilizer {
         tolerance: f64,
     ) -> Result<(), WorldError> {
         self.raw.clear();
-        write_joints(joints, hot, softness, RowPass::Position, &mut self.raw);
+        write_joints(
+            joints,
+            hot,
+            softness,
+            RowPass::Position,
+            &mut self.raw,
+            &mut self.fixed_rows,
+        );
         let first_contact = self.raw.len() as u32;
         // Contacts: one-sided normal rows with the witness points moving with the bodies.
         write_positional_rows(
@@ -406,6 +415,7 @@ impl PostStabilizer {
                 softness,
                 RowPass::PositionErrors,
                 &mut self.errors,
+                &mut self.fixed_rows,
             );
             let (raw, errors) = (&self.raw, &self.errors);
             let same = errors.len() == joint_rows
@@ -778,6 +788,7 @@ fn write_joints(
     softness: Softness,
     pass: RowPass,
     storage: &mut RowStorage,
+    fixed_rows: &mut Vec<(JacobianRow, f64)>,
 ) {
     let (poses, ground) = (&hot.next_pose, hot.ground());
     let ignore_ranges = |_, _| {};
@@ -789,6 +800,7 @@ fn write_joints(
         softness,
         pass,
         storage,
+        fixed_rows,
         ignore_ranges,
     );
 }
