@@ -457,12 +457,8 @@ pub(crate) fn write_joint_rows_moving(
     mut record: impl FnMut(usize, Range<usize>),
 ) {
     let positional = pass.positional();
-    for (handle, joint) in joints.iter() {
-        if !joint.enabled || (positional && !joint.post_stabilize) {
-            continue;
-        }
-        let a = joint.body_a.index() as u32;
-        let b = joint.body_b.map_or(ground, |h| h.index() as u32);
+    for (handle, joint) in joints.iter().filter(|(_, j)| writes_rows(j, positional)) {
+        let [a, b] = joint_slots(joint, ground);
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
         // A fixed-structure joint's full rows without the writer (every column is kept in
         // these passes; its rows are all stabilised, so positional passes keep them all).
@@ -498,6 +494,53 @@ pub(crate) fn write_joint_rows_moving(
         joint.kind.write_rows(&mut writer);
         record(handle.index(), writer.range());
     }
+}
+
+/// Whether [`write_joint_rows_moving`] writes `joint`'s rows in a pass that is
+/// `positional` or not.
+fn writes_rows(joint: &Joint, positional: bool) -> bool {
+    joint.enabled && (!positional || joint.post_stabilize)
+}
+
+/// The solver slots of `joint`'s bodies, `ground` for the static world.
+fn joint_slots(joint: &Joint, ground: u32) -> [u32; 2] {
+    [
+        joint.body_a.index() as u32,
+        joint.body_b.map_or(ground, |h| h.index() as u32),
+    ]
+}
+
+/// [`write_joint_rows_moving`]'s errors-only passes for joints with a fixed row structure:
+/// fills `errors` with the errors of the rows the errors-only `pass` keeps, joint by joint
+/// in the same order, `record` receiving each joint's slot and range in `errors`, and
+/// returns `true` if every joint visited reported them directly
+/// ([`JointRows::push_fixed_errors`]) and they are all the rows the pass keeps (a
+/// positional pass keeps the stabilised rows, which those are; a velocity pass keeps every
+/// row, so they must be all of the joint's). On `false` the caller writes the rows.
+pub(crate) fn push_fixed_joint_errors(
+    joints: &Arena<Joint, JointHandle>,
+    poses: &[Pose],
+    ground: u32,
+    pass: RowPass,
+    errors: &mut Vec<f64>,
+    mut record: impl FnMut(usize, Range<usize>),
+) -> bool {
+    debug_assert!(pass.errors_only());
+    let positional = pass.positional();
+    errors.clear();
+    joints
+        .iter()
+        .filter(|(_, joint)| writes_rows(joint, positional))
+        .all(|(handle, joint)| {
+            let [a, b] = joint_slots(joint, ground);
+            let start = errors.len();
+            let fixed =
+                joint
+                    .kind
+                    .push_fixed_errors(&poses[a as usize], &poses[b as usize], errors);
+            record(handle.index(), start..errors.len());
+            fixed && (positional || errors.len() - start == joint.kind.row_count())
+        })
 }
 
 /// Copies each joint's last forces (and index sets) into its rows when its row count is

@@ -42,7 +42,7 @@
 
 use crate::body::{BodyKind, RigidBody};
 use crate::constraint::{Pose, RowStorage, Softness};
-use crate::joint::{Joint, JointRows};
+use crate::joint::Joint;
 use crate::math::{cayley, Vec3};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
@@ -69,32 +69,6 @@ pub(crate) struct CurvatureScratch {
     /// The joints' errors at those poses when every enabled joint reports them directly
     /// ([`crate::joint::JointRows::push_fixed_errors`]).
     errors: Vec<f64>,
-}
-
-/// Fills `errors` and `ranges` (each joint's slot and range in `errors`) with every
-/// enabled joint's errors at `poses` (by slot, `ground` for the static world) and returns
-/// `true` if every such joint reports them directly and all its rows are those fixed,
-/// stabilised ones.
-fn push_errors_ahead(
-    joints: &Arena<Joint, JointHandle>,
-    poses: &[Pose],
-    ground: u32,
-    errors: &mut Vec<f64>,
-    ranges: &mut Vec<(usize, Range<usize>)>,
-) -> bool {
-    errors.clear();
-    joints
-        .iter()
-        .filter(|(_, joint)| joint.enabled)
-        .all(|(handle, joint)| {
-            let a = joint.body_a.index();
-            let b = joint.body_b.map_or(ground as usize, |h| h.index());
-            let start = errors.len();
-            let fixed = joint.kind.push_fixed_errors(&poses[a], &poses[b], errors)
-                && errors.len() - start == joint.kind.row_count();
-            ranges.push((handle.index(), start..errors.len()));
-            fixed
-        })
 }
 
 /// Subtracts each stabilised joint row's curvature term `kappa`, faded by `settings`, from
@@ -140,12 +114,14 @@ pub(crate) fn add_curvature_targets(
     scratch.ranges.clear();
     // Joints whose every row is a fixed, stabilised one (ball joints) report their errors
     // ahead directly; otherwise every joint's rows are written (errors only).
-    let fixed = push_errors_ahead(
+    let ranges = &mut scratch.ranges;
+    let fixed = crate::stepper::push_fixed_joint_errors(
         joints,
         &scratch.poses,
         hot.ground(),
+        crate::constraint::RowPass::VelocityErrors,
         &mut scratch.errors,
-        &mut scratch.ranges,
+        |slot, range| ranges.push((slot, range)),
     );
     if !fixed {
         scratch.ranges.clear();

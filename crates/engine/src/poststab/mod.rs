@@ -25,7 +25,7 @@ use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::WorldError;
 use crate::island::Islands;
-use crate::joint::{Joint, JointRows};
+use crate::joint::Joint;
 use crate::math::{cayley, rotate_tensor, Mat3, Vec3};
 use crate::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
 use crate::world::arena::Arena;
@@ -131,9 +131,9 @@ pub(crate) struct PostStabilizer {
     /// The rows of `raw` at the current poses, only their bodies, errors, bounds and flags
     /// ([`RowPass::PositionErrors`]): compared with `raw` to see the structure is the same.
     errors: RowStorage,
-    /// The stabilised joint rows' errors at the current poses, in raw row order: from
-    /// [`JointRows::push_fixed_errors`] when every joint has a fixed structure, else
-    /// copied from `errors`.
+    /// The stabilised joint rows' errors at the current poses, in raw row order, when every
+    /// joint reports them directly ([`crate::joint::JointRows::push_fixed_errors`]; else
+    /// `errors` has them).
     joint_errors: Vec<f64>,
     /// Fixed-structure joints' rows on their way into `raw`.
     fixed_rows: Vec<(JacobianRow, f64)>,
@@ -405,8 +405,16 @@ impl PostStabilizer {
         tolerance: f64,
     ) -> Result<(), WorldError> {
         let joint_rows = self.first_contact as usize;
-        let fixed = push_fixed_errors(joints, hot, &mut self.joint_errors)
-            && self.joint_errors.len() == joint_rows;
+        // Joints with a fixed row structure (a ball chain) report their errors without the
+        // row writer or the structure check (S3: a twelfth of its step went to them).
+        let fixed = crate::stepper::push_fixed_joint_errors(
+            joints,
+            &hot.next_pose,
+            hot.ground(),
+            RowPass::PositionErrors,
+            &mut self.joint_errors,
+            |_, _| {},
+        ) && self.joint_errors.len() == joint_rows;
         if !fixed {
             self.errors.clear();
             write_joints(
@@ -425,20 +433,24 @@ impl PostStabilizer {
             if !same {
                 return self.measure(joints, contacts, hot, softness, tolerance);
             }
-            self.joint_errors.clear();
-            self.joint_errors.extend_from_slice(&self.errors.error);
         }
         if self.raw.len() != joint_rows + contacts.len() {
             return self.measure(joints, contacts, hot, softness, tolerance);
         }
-        for (i, &raw) in self.islands.origin[..self.rows.len()].iter().enumerate() {
+        let joint_errors = if fixed {
+            &self.joint_errors
+        } else {
+            &self.errors.error
+        };
+        let origin = &self.islands.origin[..self.rows.len()];
+        for (error, &raw) in self.rows.error.iter_mut().zip(origin) {
             let raw = raw as usize;
-            self.rows.error[i] = match raw.checked_sub(joint_rows) {
+            *error = match raw.checked_sub(joint_rows) {
                 Some(i) => {
                     let p = self.contact_order[i] as usize;
                     self.positional[p].error(&hot.next_pose)
                 }
-                None => self.joint_errors[raw],
+                None => joint_errors[raw],
             };
         }
         self.rows_current = false;
@@ -756,28 +768,6 @@ impl PostStabilizer {
             }
         }
     }
-}
-
-/// Fills `errors` with the stabilised rows' errors of the joints with post-stabilisation
-/// on at `hot.next_pose`, in the order [`write_joints`] writes them, and returns `true`, if
-/// every such joint has a fixed row structure ([`JointRows::push_fixed_errors`]): a ball
-/// chain's re-reads then skip the row writer and the structure check (S3: a twelfth of
-/// its step went to them).
-fn push_fixed_errors(
-    joints: &Arena<Joint, JointHandle>,
-    hot: &HotBodies,
-    errors: &mut Vec<f64>,
-) -> bool {
-    errors.clear();
-    let (poses, ground) = (&hot.next_pose, hot.ground() as usize);
-    joints
-        .iter()
-        .filter(|(_, joint)| joint.enabled && joint.post_stabilize)
-        .all(|(_, joint)| {
-            let a = joint.body_a.index();
-            let b = joint.body_b.map_or(ground, |h| h.index());
-            joint.kind.push_fixed_errors(&poses[a], &poses[b], errors)
-        })
 }
 
 /// Appends the rows of the joints with post-stabilisation on at `hot.next_pose`, in the
