@@ -465,8 +465,6 @@ impl PostStabilizer {
         self.largest.clear();
         self.squares.clear();
         self.unresolved.clear();
-        let contact_tolerance = tolerance.max(CONTACT_TOLERANCE);
-        let central_tolerance = tolerance.max(CENTRAL_CONTACT_TOLERANCE);
         for k in 0..self.islands.len() {
             let (mut largest, mut squares, mut unresolved) = (0.0f64, 0.0, false);
             for i in self.islands.rows(k) {
@@ -476,11 +474,7 @@ impl PostStabilizer {
                 let limit = match self.islands.origin[i].checked_sub(first_contact) {
                     Some(c) => {
                         let point = &self.positional[self.contact_order[c as usize] as usize];
-                        if point.central {
-                            central_tolerance
-                        } else {
-                            contact_tolerance
-                        }
+                        contact_limit(point, tolerance)
                     }
                     None => tolerance,
                 };
@@ -803,8 +797,6 @@ fn contacts_within_tolerance(
     hot: &HotBodies,
     tolerance: f64,
 ) -> Option<f64> {
-    let contact_tolerance = tolerance.max(CONTACT_TOLERANCE);
-    let central_tolerance = tolerance.max(CENTRAL_CONTACT_TOLERANCE);
     let mut largest = 0.0f64;
     for point in contacts {
         // Rows of no dynamic body (a sleeping body on the ground) join no island.
@@ -813,18 +805,25 @@ fn contacts_within_tolerance(
         }
         let error = point.error(&hot.next_pose);
         let v = violation(error, 0.0, f64::INFINITY);
-        let limit = if point.central {
-            central_tolerance
-        } else {
-            contact_tolerance
-        };
-        if v.is_nan() || v > limit {
+        if v.is_nan() || v > contact_limit(point, tolerance) {
             // Too deep, or not finite: the full measure decides (and reports).
             return None;
         }
         largest = largest.max(v);
     }
     Some(largest)
+}
+
+/// The penetration beyond its slop (m) above which `point` starts a projection pass: the
+/// joints' `tolerance`, or [`CONTACT_TOLERANCE`] ([`CENTRAL_CONTACT_TOLERANCE`] for a
+/// contact ERP corrects) if larger.
+fn contact_limit(point: &PositionalContact, tolerance: f64) -> f64 {
+    let floor = if point.central {
+        CENTRAL_CONTACT_TOLERANCE
+    } else {
+        CONTACT_TOLERANCE
+    };
+    tolerance.max(floor)
 }
 
 /// How far a row with error `c` and force bounds `[lo, hi]` is from admissible: a force
