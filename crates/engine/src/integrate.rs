@@ -154,14 +154,30 @@ pub fn advance_pose(
     h: f64,
 ) -> Result<Convergence, IntegrationError> {
     check_time_step(h)?;
+    let velocity = [body.velocity.linear, body.velocity.angular];
+    let (position, orientation, convergence) = pose_after_step(body, w_start, velocity, h)?;
+    body.position = position;
+    body.orientation = orientation;
+    Ok(convergence)
+}
+
+/// Where [`advance_pose`] moves `body` (pose as it is, `h` valid) if its velocity at the end
+/// of the step is `velocity` (linear, angular), without writing it: the stepper's phase 6
+/// reads the body and writes the pose into its buffers.
+pub(crate) fn pose_after_step(
+    body: &RigidBody,
+    w_start: Vec3,
+    [linear, angular]: [Vec3; 2],
+    h: f64,
+) -> Result<(Vec3, Quat, Convergence), IntegrationError> {
     if body.kind == BodyKind::Static {
-        return Ok(Convergence::CLOSED_FORM);
+        return Ok((body.position, body.orientation, Convergence::CLOSED_FORM));
     }
-    let position = body.position + h * body.velocity.linear;
+    let position = body.position + h * linear;
     let (orientation, convergence) = orientation_after_step(
         body.orientation,
         w_start,
-        body.velocity.angular,
+        angular,
         h,
         body.gyroscopic_mode,
         body.orientation_update,
@@ -176,9 +192,7 @@ pub fn advance_pose(
             quantity: "orientation",
         });
     }
-    body.position = position;
-    body.orientation = orientation;
-    Ok(convergence)
+    Ok((position, orientation, convergence))
 }
 
 /// One unconstrained step of length `h` (s) under `gravity` (m/s^2, world frame; usually

@@ -51,7 +51,7 @@ use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::{IntegrationError, WorldError};
 use crate::gyroscopic::{angular_velocity_after_step, RotationalState};
-use crate::integrate::{advance_pose, applied_force, damping_factor};
+use crate::integrate::{applied_force, damping_factor, pose_after_step};
 use crate::island::Islands;
 use crate::joint::curvature::{add_curvature_targets, CurvatureScratch};
 use crate::joint::{Joint, JointFeedback, JointRows};
@@ -967,7 +967,7 @@ fn update_velocities(
     Ok(())
 }
 
-/// Phase 6: the new poses, by [`advance_pose`] on a copy of each body.
+/// Phase 6: the new poses, as [`crate::advance_pose`] would move each body.
 fn integrate_poses(
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
     activity: &[Activity],
@@ -983,15 +983,17 @@ fn integrate_poses(
             hot.next_pose[slot] = hot.pose[slot];
             continue;
         }
-        let mut moved = body.clone();
-        let [linear, angular] = hot.next_velocity[slot];
-        moved.velocity = Velocity { linear, angular };
-        let convergence = advance_pose(&mut moved, body.velocity.angular, h)
-            .map_err(|e| integration_error(e, handle_at(bodies, slot), StepPhase::Integration))?;
+        let (position, orientation, convergence) =
+            pose_after_step(body, body.velocity.angular, hot.next_velocity[slot], h).map_err(
+                |e| integration_error(e, handle_at(bodies, slot), StepPhase::Integration),
+            )?;
         if !convergence.converged {
             stats.gyroscopic_fallbacks += 1;
         }
-        hot.next_pose[slot] = Pose::of(&moved);
+        hot.next_pose[slot] = Pose {
+            position,
+            orientation,
+        };
     }
     Ok(())
 }
