@@ -33,19 +33,25 @@ impl RowMass {
         inverse_mass: &[f64],
         inverse_inertia: &[Mat3],
     ) {
+        // Extends from zipped slices (exact length: no capacity check per row).
         self.imj.clear();
+        self.imj
+            .extend(rows.jacobian.iter().zip(&rows.bodies).map(|(j, &[a, b])| {
+                let (a, b) = (a as usize, b as usize);
+                [
+                    j.linear_a * inverse_mass[a],
+                    inverse_inertia[a] * j.angular_a,
+                    j.linear_b * inverse_mass[b],
+                    inverse_inertia[b] * j.angular_b,
+                ]
+            }));
         self.diagonal.clear();
-        for (j, &[a, b]) in rows.jacobian.iter().zip(&rows.bodies) {
-            let (a, b) = (a as usize, b as usize);
-            let imj = [
-                j.linear_a * inverse_mass[a],
-                inverse_inertia[a] * j.angular_a,
-                j.linear_b * inverse_mass[b],
-                inverse_inertia[b] * j.angular_b,
-            ];
-            self.diagonal.push(dot4(j, &imj));
-            self.imj.push(imj);
-        }
+        self.diagonal.extend(
+            rows.jacobian
+                .iter()
+                .zip(&self.imj)
+                .map(|(j, imj)| dot4(j, imj)),
+        );
     }
 }
 

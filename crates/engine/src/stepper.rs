@@ -45,7 +45,7 @@
 
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
-use crate::constraint::{JacobianRow, Pose, RowMotion, RowPass, RowStorage, Softness};
+use crate::constraint::{EqualityBlock, FixedRows, Pose, RowMotion, RowPass, RowStorage, Softness};
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
@@ -129,7 +129,7 @@ pub(crate) struct StepScratch {
     /// (`contact::rows::write_rows`: ERP corrects it, the projection only when deep).
     central_points: Vec<bool>,
     /// Fixed-structure joints' rows on their way into `raw` (`JointRows::push_fixed_rows`).
-    fixed_rows: Vec<(JacobianRow, f64)>,
+    fixed_rows: FixedRows,
     /// The direct solve of all-bilateral islands: its envelope scratch and factorisation.
     envelope: EnvelopeBuilder,
     skyline: Skyline,
@@ -453,23 +453,39 @@ pub(crate) fn write_joint_rows_moving(
     softness: Softness,
     pass: RowPass,
     storage: &mut RowStorage,
-    fixed_rows: &mut Vec<(JacobianRow, f64)>,
+    fixed_rows: &mut FixedRows,
     mut record: impl FnMut(usize, Range<usize>),
 ) {
     let positional = pass.positional();
+    // Consecutive fixed-structure joints' rows are batched, and flushed into `storage`
+    // (at `start`) before any other joint writes, so rows keep the joints' order.
+    fixed_rows.clear();
+    let mut start = storage.len();
     for (handle, joint) in joints.iter().filter(|(_, j)| writes_rows(j, positional)) {
         let [a, b] = joint_slots(joint, ground);
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
         // A fixed-structure joint's full rows without the writer (every column is kept in
         // these passes; its rows are all stabilised, so positional passes keep them all).
         if !pass.errors_only() {
-            fixed_rows.clear();
-            if joint.kind.push_fixed_rows(pose_a, pose_b, fixed_rows) {
-                let softness = joint.softness.unwrap_or(softness);
-                let range = storage.push_equalities([a, b], fixed_rows, softness);
-                record(handle.index(), range);
+            let before = fixed_rows.rows.len();
+            if joint
+                .kind
+                .push_fixed_rows(pose_a, pose_b, &mut fixed_rows.rows)
+            {
+                let rows = fixed_rows.rows.len() - before;
+                fixed_rows.blocks.push(EqualityBlock {
+                    bodies: [a, b],
+                    softness: joint.softness.unwrap_or(softness),
+                    rows,
+                });
+                record(handle.index(), start + before..start + before + rows);
                 continue;
             }
+            fixed_rows.rows.truncate(before);
+        }
+        if !fixed_rows.blocks.is_empty() {
+            storage.push_fixed_rows(fixed_rows);
+            fixed_rows.clear();
         }
         let row_motion = motion.map(|(velocities, h)| {
             let ([linear_a, angular_a], [linear_b, angular_b]) =
@@ -493,6 +509,11 @@ pub(crate) fn write_joint_rows_moving(
             .with_motion(row_motion);
         joint.kind.write_rows(&mut writer);
         record(handle.index(), writer.range());
+        start = storage.len();
+    }
+    if !fixed_rows.blocks.is_empty() {
+        storage.push_fixed_rows(fixed_rows);
+        fixed_rows.clear();
     }
 }
 

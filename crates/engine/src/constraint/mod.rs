@@ -55,7 +55,7 @@ pub mod parts;
 pub mod row;
 pub mod softness;
 
-pub(crate) use row::RowPass;
+pub(crate) use row::{EqualityBlock, FixedRows, RowPass};
 pub use row::{JacobianRow, Row, RowMotion, RowStorage, RowWriter};
 pub use softness::Softness;
 

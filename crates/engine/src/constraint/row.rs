@@ -126,6 +126,31 @@ impl Row {
     }
 }
 
+/// Fixed-structure joints' rows on their way into a [`RowStorage`]
+/// ([`RowStorage::push_fixed_rows`]): consecutive joints' Jacobians and errors, and each
+/// joint's bodies, softness and row count.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FixedRows {
+    pub(crate) rows: Vec<(JacobianRow, f64)>,
+    pub(crate) blocks: Vec<EqualityBlock>,
+}
+
+impl FixedRows {
+    /// Empties the batch.
+    pub(crate) fn clear(&mut self) {
+        self.rows.clear();
+        self.blocks.clear();
+    }
+}
+
+/// One joint's share of a [`FixedRows`] batch.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EqualityBlock {
+    pub(crate) bodies: [u32; 2],
+    pub(crate) softness: Softness,
+    pub(crate) rows: usize,
+}
+
 /// All rows of one step as flat arrays, indexed by row.
 ///
 /// Body entries are solver slots: a body's slot index, or the world's ground slot (a body of
@@ -261,24 +286,37 @@ impl RowStorage {
         }
     }
 
-    /// Appends unbounded, stabilised rows of bodies `bodies` with `softness`, no target and
-    /// no warm start, from each row's Jacobian and error: a fixed-structure joint's rows
-    /// ([`crate::joint::JointRows::push_fixed_rows`]) without the writer. Returns their
-    /// range.
-    pub(crate) fn push_equalities(
-        &mut self,
-        bodies: [u32; 2],
-        rows: &[(JacobianRow, f64)],
-        softness: Softness,
-    ) -> std::ops::Range<usize> {
-        let (first, n) = (self.len(), rows.len());
-        self.bodies.extend(std::iter::repeat_n(bodies, n));
-        self.jacobian.extend(rows.iter().map(|r| r.0));
-        self.error.extend(rows.iter().map(|r| r.1));
+    /// Appends every joint's rows of `batch`: unbounded, stabilised rows of the joint's
+    /// bodies with its softness, no target and no warm start, from each row's Jacobian and
+    /// error (fixed-structure joints' rows, [`crate::joint::JointRows::push_fixed_rows`],
+    /// without the writer). Each column is extended once for the whole batch: S3's hundred
+    /// ball joints spent half their row writing on per-joint extends.
+    pub(crate) fn push_fixed_rows(&mut self, batch: &FixedRows) {
+        let n = batch.rows.len();
+        let blocks = &batch.blocks;
+        debug_assert_eq!(blocks.iter().map(|b| b.rows).sum::<usize>(), n);
+        self.bodies.reserve(n);
+        self.bodies.extend(
+            blocks
+                .iter()
+                .flat_map(|b| std::iter::repeat_n(b.bodies, b.rows)),
+        );
+        self.jacobian.extend(batch.rows.iter().map(|r| r.0));
+        self.error.extend(batch.rows.iter().map(|r| r.1));
+        self.erp.reserve(n);
+        self.erp.extend(
+            blocks
+                .iter()
+                .flat_map(|b| std::iter::repeat_n(b.softness.erp, b.rows)),
+        );
+        self.cfm.reserve(n);
+        self.cfm.extend(
+            blocks
+                .iter()
+                .flat_map(|b| std::iter::repeat_n(b.softness.cfm, b.rows)),
+        );
         for (column, value) in [
             (&mut self.target_velocity, 0.0),
-            (&mut self.erp, softness.erp),
-            (&mut self.cfm, softness.cfm),
             (&mut self.lo, f64::NEG_INFINITY),
             (&mut self.hi, f64::INFINITY),
             (&mut self.warm_lambda, 0.0),
@@ -289,7 +327,6 @@ impl RowStorage {
         self.findex.extend(std::iter::repeat_n(None, n));
         self.stabilize.extend(std::iter::repeat_n(true, n));
         self.warm_state.extend(std::iter::repeat_n(None, n));
-        first..self.len()
     }
 
     /// The force on each of the row's bodies' velocity coordinates: `J_i^T lambda_i`, split

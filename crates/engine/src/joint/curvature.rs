@@ -135,7 +135,7 @@ pub(crate) fn add_curvature_targets(
             crate::constraint::RowPass::VelocityErrors,
             &mut scratch.rows,
             // Unused: an errors-only pass writes every joint through its writer.
-            &mut Vec::new(),
+            &mut crate::constraint::FixedRows::default(),
             |slot, range| ranges.push((slot, range)),
         );
     }

@@ -482,10 +482,15 @@ mod tests {
             }
             // Likewise a joint that reports its full rows: the writer's, bit for bit, all
             // unbounded and stabilised with the writer's softness.
-            let mut rows = Vec::new();
-            if joint.push_fixed_rows(a, b, &mut rows) {
+            let mut batch = crate::constraint::FixedRows::default();
+            if joint.push_fixed_rows(a, b, &mut batch.rows) {
+                batch.blocks.push(crate::constraint::EqualityBlock {
+                    bodies: [0, 1],
+                    softness: Softness::DEFAULT,
+                    rows: batch.rows.len(),
+                });
                 let mut direct = RowStorage::default();
-                direct.push_equalities([0, 1], &rows, Softness::DEFAULT);
+                direct.push_fixed_rows(&batch);
                 assert_eq!(direct.jacobian, full.jacobian, "{name}");
                 assert_eq!(direct.error, full.error, "{name}");
                 assert_eq!((&direct.lo, &direct.hi), (&full.lo, &full.hi), "{name}");
@@ -493,7 +498,7 @@ mod tests {
                 assert_eq!(direct.target_velocity, full.target_velocity, "{name}");
                 assert_eq!(direct.stabilize, full.stabilize, "{name}");
             } else {
-                assert!(rows.is_empty(), "{name}");
+                assert!(batch.rows.is_empty(), "{name}");
             }
         }
     }

@@ -18,7 +18,7 @@
 
 mod active_set;
 
-use crate::constraint::{JacobianRow, Pose, RowPass, RowStorage, Softness};
+use crate::constraint::{FixedRows, Pose, RowPass, RowStorage, Softness};
 use crate::contact::rows::{write_positional_rows, PositionalContact, CENTRAL_CONTACT_TOLERANCE};
 use crate::contact::ContactPoint;
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
@@ -136,7 +136,7 @@ pub(crate) struct PostStabilizer {
     /// `errors` has them).
     joint_errors: Vec<f64>,
     /// Fixed-structure joints' rows on their way into `raw`.
-    fixed_rows: Vec<(JacobianRow, f64)>,
+    fixed_rows: FixedRows,
     /// Whether `rows` (Jacobians, `mass`) were written at the current poses; after a
     /// [`PostStabilizer::measure_errors`] only their errors are.
     rows_current: bool,
@@ -772,7 +772,7 @@ fn write_joints(
     softness: Softness,
     pass: RowPass,
     storage: &mut RowStorage,
-    fixed_rows: &mut Vec<(JacobianRow, f64)>,
+    fixed_rows: &mut FixedRows,
 ) {
     let (poses, ground) = (&hot.next_pose, hot.ground());
     let ignore_ranges = |_, _| {};
