@@ -141,6 +141,13 @@ impl Islands {
         &self.bodies[self.body_start[k]..self.body_start[k + 1]]
     }
 
+    /// Where raw row `raw` of the last build went among the sorted rows (`None`: it touched
+    /// no dynamic body and was dropped); the inverse of [`Self::origin`].
+    pub(crate) fn sorted_position(&self, raw: usize) -> Option<usize> {
+        let position = self.new_position[raw];
+        (position != NONE).then_some(position as usize)
+    }
+
     /// All bodies in islands.
     pub(crate) fn body_count(&self) -> usize {
         self.bodies.len()

@@ -45,7 +45,9 @@
 
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
-use crate::constraint::{EqualityBlock, FixedRows, Pose, RowMotion, RowPass, RowStorage, Softness};
+use crate::constraint::{
+    EqualityBlock, FixedRows, JacobianRow, Pose, RowMotion, RowPass, RowStorage, Softness,
+};
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
@@ -561,6 +563,28 @@ pub(crate) fn push_fixed_joint_errors(
                     .push_fixed_errors(&poses[a as usize], &poses[b as usize], errors);
             record(handle.index(), start..errors.len());
             fixed && (positional || errors.len() - start == joint.kind.row_count())
+        })
+}
+
+/// The full rows of every joint a positional pass writes, joint by joint in
+/// [`write_joint_rows_moving`]'s order, into `rows`, if every such joint has a fixed row
+/// structure ([`JointRows::push_fixed_rows`]); `false` (with `rows` partly filled)
+/// otherwise. Post-stabilisation's Newton passes re-read their Jacobians this way.
+pub(crate) fn push_fixed_joint_rows(
+    joints: &Arena<Joint, JointHandle>,
+    poses: &[Pose],
+    ground: u32,
+    rows: &mut Vec<(JacobianRow, f64)>,
+) -> bool {
+    rows.clear();
+    joints
+        .iter()
+        .filter(|(_, joint)| writes_rows(joint, true))
+        .all(|(_, joint)| {
+            let [a, b] = joint_slots(joint, ground);
+            joint
+                .kind
+                .push_fixed_rows(&poses[a as usize], &poses[b as usize], rows)
         })
 }
 

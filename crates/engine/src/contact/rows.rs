@@ -1,7 +1,7 @@
 //! Contact points to rows (the equations are in [`crate::contact`]) and forces back.
 
 use crate::constraint::parts::{linear_row_at, plane_basis};
-use crate::constraint::{JacobianRow, Pose, RowStorage, Softness};
+use crate::constraint::{JacobianRow, Pose, Row, RowStorage, Softness};
 use crate::contact::{Contact, ContactPoint, ContactWrench, FrictionModel};
 use crate::math::Vec3;
 use crate::world::hot::Pair;
@@ -115,6 +115,20 @@ impl PositionalContact {
 
     /// The witness points and normal moved with the bodies to `pose_a`, `pose_b`.
     #[inline]
+    /// The contact's one-sided normal row at `poses` (indexed by slot), as
+    /// [`write_positional_rows`] writes it.
+    pub(crate) fn positional_row(&self, poses: &[Pose]) -> Row {
+        let [a, b] = self.slots;
+        let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
+        let (anchors, normal) = self.frame(*pose_a, *pose_b);
+        let mut row = linear_row_at(pose_a, pose_b, -normal, anchors[0], anchors[1])
+            .bounded(0.0, f64::INFINITY);
+        // Leave PROJECTION_SLOP of penetration to the projection: resting contacts then
+        // need no pass every step to undo the CFM's yield.
+        row.error += PROJECTION_SLOP;
+        row
+    }
+
     fn frame(&self, pose_a: Pose, pose_b: Pose) -> ([Vec3; 2], Vec3) {
         (
             [
@@ -146,15 +160,13 @@ pub(crate) fn write_positional_rows(
     let first = storage.grow(order.len());
     for (index, &p) in (first..).zip(order) {
         let contact = &contacts[p as usize];
-        let [a, b] = contact.slots;
-        let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
-        let (anchors, normal) = contact.frame(*pose_a, *pose_b);
-        let mut row = linear_row_at(pose_a, pose_b, -normal, anchors[0], anchors[1])
-            .bounded(0.0, f64::INFINITY);
-        // Leave PROJECTION_SLOP of penetration to the projection: resting contacts then
-        // need no pass every step to undo the CFM's yield.
-        row.error += PROJECTION_SLOP;
-        storage.set(index, [a, b], &row, contact.softness, None);
+        storage.set(
+            index,
+            contact.slots,
+            &contact.positional_row(poses),
+            contact.softness,
+            None,
+        );
     }
 }
 

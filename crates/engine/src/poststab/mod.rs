@@ -254,7 +254,7 @@ impl PostStabilizer {
             }
             let chord =
                 chord_ready && (0..self.islands.len()).all(|k| !needs_work(k) || self.factored[k]);
-            if !chord && !self.rows_current {
+            if !chord && !self.rows_current && !self.refresh_jacobians(joints, hot) {
                 // Newton's step needs the Jacobians at these poses, not only the errors.
                 self.measure(joints, contacts, hot, softness, settings.tolerance)?;
             }
@@ -455,6 +455,38 @@ impl PostStabilizer {
         }
         self.rows_current = false;
         self.assess(tolerance)
+    }
+
+    /// After a [`Self::measure_errors`] that kept the structure (the rows' errors are those
+    /// at `hot.next_pose`): re-writes the sorted rows' Jacobians (and errors, the same
+    /// values) at `hot.next_pose` in place, leaving their bodies, bounds, softness, islands
+    /// and order as the last full measure wrote them. Returns `false`, changing nothing the
+    /// full measure does not rewrite, if a joint has no fixed row structure
+    /// ([`crate::joint::JointRows::push_fixed_rows`]). S3: a Newton pass spent a third of
+    /// its time re-writing every column of the raw rows and gathering them into islands.
+    fn refresh_jacobians(&mut self, joints: &Arena<Joint, JointHandle>, hot: &HotBodies) -> bool {
+        let rows = &mut self.fixed_rows.rows;
+        if !crate::stepper::push_fixed_joint_rows(joints, &hot.next_pose, hot.ground(), rows)
+            || rows.len() != self.first_contact as usize
+        {
+            return false;
+        }
+        for (raw, (jacobian, error)) in rows.iter().enumerate() {
+            if let Some(i) = self.islands.sorted_position(raw) {
+                self.rows.jacobian[i] = *jacobian;
+                self.rows.error[i] = *error;
+            }
+        }
+        let first_contact = self.first_contact as usize;
+        for (c, &p) in self.contact_order.iter().enumerate() {
+            if let Some(i) = self.islands.sorted_position(first_contact + c) {
+                let row = self.positional[p as usize].positional_row(&hot.next_pose);
+                self.rows.jacobian[i] = row.jacobian;
+                self.rows.error[i] = row.error;
+            }
+        }
+        self.rows_current = true;
+        true
     }
 
     /// Each island's largest violation and sum of squared violations from the rows'
