@@ -76,7 +76,9 @@ pub struct IslandReport {
     pub status: Status,
     /// Dantzig pivots, or Gauss-Seidel sweeps (including a fallback's).
     pub iterations: usize,
-    /// The normalised LCP residual of the forces used ([`stiction_lcp::Residual::max`]).
+    /// The normalised LCP residual of the forces used ([`stiction_lcp::Residual::max`]);
+    /// 0 for an island of bilateral rows solved by a factorisation that raised no pivot
+    /// ([`crate::StepStats::direct_islands`]), whose residual is round-off and not measured.
     pub residual: f64,
     /// Whether the exact solve failed and Gauss-Seidel finished it.
     pub fell_back: bool,

@@ -43,7 +43,8 @@ pub(crate) struct EnvelopeRows<'a, F: Fn(usize) -> usize> {
 impl EnvelopeBuilder {
     /// Fills `skyline` with `J M^-1 J^T` of `rows`, each diagonal entry `a_pp` replaced by
     /// `diagonal(p, a_pp)` (the caller's regularisation), and factors it with pivot floor
-    /// `floor` ([`Skyline::factor`]). Returns `None`, leaving `skyline` unfactored, if the
+    /// `floor` ([`Skyline::factor`]). Returns the number of pivots the floor raised (rows
+    /// dependent on earlier ones), or `None`, leaving `skyline` unfactored, if the
     /// factorisation would cost more than `budget` multiply-adds.
     pub(crate) fn factor<F: Fn(usize) -> usize>(
         &mut self,
@@ -52,7 +53,7 @@ impl EnvelopeBuilder {
         diagonal: impl Fn(usize, f64) -> f64,
         budget: usize,
         floor: f64,
-    ) -> Option<()> {
+    ) -> Option<usize> {
         let storage = rows.rows;
         for &s in rows.island_bodies {
             if self.first_of_body.len() <= s as usize {
@@ -92,7 +93,6 @@ impl EnvelopeBuilder {
             }
             own[0] = diagonal(p, rows.mass.diagonal[i]);
         }
-        skyline.factor(floor);
-        Some(())
+        Some(skyline.factor(floor))
     }
 }

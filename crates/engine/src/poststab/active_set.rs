@@ -155,6 +155,7 @@ impl ActiveSet {
         let regularized = |_, diagonal: f64| diagonal * (1.0 + SET_REGULARIZATION);
         self.envelope
             .factor(&mut self.skyline, &rows, regularized, budget, PIVOT_FLOOR)
+            .map(|_| ())
     }
 
     /// Drops set rows whose `mu` has the wrong sign and adds left-out rows whose linearised
