@@ -149,6 +149,9 @@ pub(crate) fn add_curvature_targets(
         if slot != slot_ahead || now.len() != ahead.len() {
             continue;
         }
+        // A joint's rows share its two bodies, hence their fade: computed once per joint
+        // (two square roots and two divisions a row were a fortieth of S3's step).
+        let mut fade = None;
         for (i, j) in now.clone().zip(ahead.clone()) {
             let ahead_stabilized = stabilized_ahead.is_none_or(|s| s[j]);
             if !(raw.stabilize[i] && ahead_stabilized) {
@@ -167,8 +170,9 @@ pub(crate) fn add_curvature_targets(
             // being hit): the solve is about to remove it, and its quadratic term means
             // nothing (a hinge started with a 1 rad/s wobble kept 0.06 rad/s of it).
             let consistent = rate.abs() <= CONSISTENT_RATE * kappa.abs();
-            let fade = settings.fade(h * wa.length().max(wb.length()));
             if consistent && kappa.is_finite() {
+                let fade =
+                    *fade.get_or_insert_with(|| settings.fade(h * wa.length().max(wb.length())));
                 raw.target_velocity[i] -= fade * kappa;
             }
         }

@@ -227,8 +227,11 @@ impl Joint {
                 }
             }
         }
-        let overloaded = feedback.force_a.length() > self.break_force
-            || feedback.anchor_torque_a.length() > self.break_torque;
+        // Unbreakable joints (infinite thresholds, the default) skip the two lengths.
+        let exceeds =
+            |value: Vec3, threshold: f64| threshold.is_finite() && value.length() > threshold;
+        let overloaded = exceeds(feedback.force_a, self.break_force)
+            || exceeds(feedback.anchor_torque_a, self.break_torque);
         if overloaded {
             self.enabled = false;
             self.broken = true;
