@@ -141,6 +141,12 @@ impl Islands {
         &self.bodies[self.body_start[k]..self.body_start[k + 1]]
     }
 
+    /// Whether the last build that sorted (the one whose islands and order are kept) saw
+    /// exactly these dynamic slots.
+    pub(crate) fn same_dynamic(&self, dynamic: &[bool]) -> bool {
+        self.last.valid && self.last.dynamic == dynamic
+    }
+
     /// Where raw row `raw` of the last build went among the sorted rows (`None`: it touched
     /// no dynamic body and was dropped); the inverse of [`Self::origin`].
     pub(crate) fn sorted_position(&self, raw: usize) -> Option<usize> {

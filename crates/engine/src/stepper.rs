@@ -567,24 +567,30 @@ pub(crate) fn push_fixed_joint_errors(
 }
 
 /// The full rows of every joint a positional pass writes, joint by joint in
-/// [`write_joint_rows_moving`]'s order, into `rows`, if every such joint has a fixed row
-/// structure ([`JointRows::push_fixed_rows`]); `false` (with `rows` partly filled)
-/// otherwise. Post-stabilisation's Newton passes re-read their Jacobians this way.
+/// [`write_joint_rows_moving`]'s order, into `rows`, and each row's body slots into
+/// `bodies`, if every such joint has a fixed row structure
+/// ([`JointRows::push_fixed_rows`]); `false` (with both partly filled) otherwise.
+/// Post-stabilisation re-reads its Jacobians this way.
 pub(crate) fn push_fixed_joint_rows(
     joints: &Arena<Joint, JointHandle>,
     poses: &[Pose],
     ground: u32,
     rows: &mut Vec<(JacobianRow, f64)>,
+    bodies: &mut Vec<[u32; 2]>,
 ) -> bool {
     rows.clear();
+    bodies.clear();
     joints
         .iter()
         .filter(|(_, joint)| writes_rows(joint, true))
         .all(|(_, joint)| {
             let [a, b] = joint_slots(joint, ground);
-            joint
+            let start = rows.len();
+            let fixed = joint
                 .kind
-                .push_fixed_rows(&poses[a as usize], &poses[b as usize], rows)
+                .push_fixed_rows(&poses[a as usize], &poses[b as usize], rows);
+            bodies.extend(std::iter::repeat_n([a, b], rows.len() - start));
+            fixed
         })
 }
 

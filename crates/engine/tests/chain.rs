@@ -285,3 +285,63 @@ fn the_iterative_stepper_solves_a_hanging_chain_exactly_when_it_factors_it() {
         "{swept} {shuffled_worst}"
     );
 }
+
+#[test]
+fn the_projection_follows_joints_disabled_and_enabled_between_steps() {
+    // Post-stabilisation keeps a joint-only world's rows from step to step while the joints
+    // write the same rows on the same bodies. A swinging 10-link chain whose middle joint
+    // is disabled must let its lower half fall away (free fall: g t^2 / 2 apart after half
+    // a second, less the swing's pull) while every other joint still holds; enabled again,
+    // the joint must be pulled back together.
+    const LINKS: usize = 10;
+    const CUT: usize = 5;
+    let mut scene = chain(LINKS, WorldSettings::default()).unwrap();
+    // The projection holds each of a ball joint's three rows within its tolerance: the
+    // anchors within sqrt(3) of it.
+    let tolerance = 3f64.sqrt() * scene.world.settings().post_stabilization.tolerance;
+    let separation = |world: &World, joint| world.joint_anchor_separation(joint).unwrap().unwrap();
+    let others_hold = |world: &World, joints: &[stiction::JointHandle]| {
+        joints
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != CUT)
+            .all(|(_, &joint)| separation(world, joint) <= tolerance)
+    };
+    for _ in 0..60 {
+        scene.world.step(scene.h).unwrap();
+    }
+    assert!(separation(&scene.world, scene.joints[CUT]) <= tolerance);
+    assert!(others_hold(&scene.world, &scene.joints));
+
+    scene
+        .world
+        .joint_mut(scene.joints[CUT])
+        .unwrap()
+        .set_enabled(false);
+    for _ in 0..30 {
+        let stats = scene.world.step(scene.h).unwrap();
+        // The projection measured the nine enabled joints' rows, not the ten it had.
+        assert_eq!(stats.post_stabilization.rows, 3 * (LINKS - 1));
+        assert!(others_hold(&scene.world, &scene.joints));
+    }
+    let apart = separation(&scene.world, scene.joints[CUT]);
+    assert!(
+        apart > 0.3,
+        "the cut chain's halves are only {apart} m apart"
+    );
+
+    scene
+        .world
+        .joint_mut(scene.joints[CUT])
+        .unwrap()
+        .set_enabled(true);
+    for _ in 0..60 {
+        scene.world.step(scene.h).unwrap();
+    }
+    let rejoined = separation(&scene.world, scene.joints[CUT]);
+    assert!(
+        rejoined <= tolerance,
+        "re-enabled joint still {rejoined} m apart"
+    );
+    assert!(others_hold(&scene.world, &scene.joints));
+}

@@ -137,6 +137,8 @@ pub(crate) struct PostStabilizer {
     joint_errors: Vec<f64>,
     /// Fixed-structure joints' rows on their way into `raw`.
     fixed_rows: FixedRows,
+    /// The body slots of each row of `fixed_rows.rows` when re-read.
+    fixed_bodies: Vec<[u32; 2]>,
     /// Whether `rows` (Jacobians, `mass`) were written at the current poses; after a
     /// [`PostStabilizer::measure_errors`] only their errors are.
     rows_current: bool,
@@ -236,7 +238,9 @@ impl PostStabilizer {
         }
         self.row_updates = 0;
         self.factorizations = 0;
-        self.measure(joints, contacts, hot, softness, settings.tolerance)?;
+        if !(contacts.is_empty() && self.reuse_structure(joints, hot, settings.tolerance)?) {
+            self.measure(joints, contacts, hot, softness, settings.tolerance)?;
+        }
         stats.rows = self.rows.len();
         stats.error_before = self.largest.iter().fold(0.0, |m: f64, e| m.max(*e));
         let slots = hot.next_pose.len();
@@ -465,18 +469,12 @@ impl PostStabilizer {
     /// ([`crate::joint::JointRows::push_fixed_rows`]). S3: a Newton pass spent a third of
     /// its time re-writing every column of the raw rows and gathering them into islands.
     fn refresh_jacobians(&mut self, joints: &Arena<Joint, JointHandle>, hot: &HotBodies) -> bool {
-        let rows = &mut self.fixed_rows.rows;
-        if !crate::stepper::push_fixed_joint_rows(joints, &hot.next_pose, hot.ground(), rows)
-            || rows.len() != self.first_contact as usize
+        if !self.push_joint_rows(joints, hot)
+            || self.fixed_rows.rows.len() != self.first_contact as usize
         {
             return false;
         }
-        for (raw, (jacobian, error)) in rows.iter().enumerate() {
-            if let Some(i) = self.islands.sorted_position(raw) {
-                self.rows.jacobian[i] = *jacobian;
-                self.rows.error[i] = *error;
-            }
-        }
+        self.write_joint_jacobians();
         let first_contact = self.first_contact as usize;
         for (c, &p) in self.contact_order.iter().enumerate() {
             if let Some(i) = self.islands.sorted_position(first_contact + c) {
@@ -487,6 +485,59 @@ impl PostStabilizer {
         }
         self.rows_current = true;
         true
+    }
+
+    /// At the start of a step without contacts: keeps the last full measure's rows,
+    /// islands and order (from an earlier step) if the joints write the same rows on the
+    /// same bodies (all of a fixed structure, as in [`Self::refresh_jacobians`]), the same
+    /// slots are dynamic and that measure had no contact rows either, re-writing only the
+    /// Jacobians and errors at `hot.next_pose`, and assesses them. Returns `false`, having
+    /// changed nothing the full measure does not rewrite, otherwise. A chain's step then
+    /// re-writes no raw rows and gathers no islands before its first pass.
+    fn reuse_structure(
+        &mut self,
+        joints: &Arena<Joint, JointHandle>,
+        hot: &HotBodies,
+        tolerance: f64,
+    ) -> Result<bool, WorldError> {
+        let reusable = self.first_contact as usize == self.raw.len()
+            && self.islands.same_dynamic(&hot.dynamic)
+            && self.push_joint_rows(joints, hot)
+            && self.fixed_bodies == self.raw.bodies;
+        if !reusable {
+            return Ok(false);
+        }
+        self.write_joint_jacobians();
+        // As the full measure leaves them: joint rows remember no multiplier.
+        self.remembered.clear();
+        self.remembered.resize(self.rows.len(), 0.0);
+        self.rows_current = true;
+        self.factored.clear();
+        self.factored.resize(self.islands.len(), false);
+        self.assess(tolerance)?;
+        Ok(true)
+    }
+
+    /// Every post-stabilised joint's full rows at `hot.next_pose` into `self.fixed_rows`
+    /// and their bodies into `self.fixed_bodies`, if all have a fixed row structure.
+    fn push_joint_rows(&mut self, joints: &Arena<Joint, JointHandle>, hot: &HotBodies) -> bool {
+        crate::stepper::push_fixed_joint_rows(
+            joints,
+            &hot.next_pose,
+            hot.ground(),
+            &mut self.fixed_rows.rows,
+            &mut self.fixed_bodies,
+        )
+    }
+
+    /// Copies `self.fixed_rows` (raw joint rows) into the sorted rows' Jacobians and errors.
+    fn write_joint_jacobians(&mut self) {
+        for (raw, (jacobian, error)) in self.fixed_rows.rows.iter().enumerate() {
+            if let Some(i) = self.islands.sorted_position(raw) {
+                self.rows.jacobian[i] = *jacobian;
+                self.rows.error[i] = *error;
+            }
+        }
     }
 
     /// Each island's largest violation and sum of squared violations from the rows'
