@@ -551,19 +551,14 @@ pub(crate) fn push_fixed_joint_errors(
     debug_assert!(pass.errors_only());
     let positional = pass.positional();
     errors.clear();
-    joints
-        .iter()
-        .filter(|(_, joint)| writes_rows(joint, positional))
-        .all(|(handle, joint)| {
-            let [a, b] = joint_slots(joint, ground);
-            let start = errors.len();
-            let fixed =
-                joint
-                    .kind
-                    .push_fixed_errors(&poses[a as usize], &poses[b as usize], errors);
-            record(handle.index(), start..errors.len());
-            fixed && (positional || errors.len() - start == joint.kind.row_count())
-        })
+    all_written_joints(joints, positional, ground, |handle, joint, [a, b]| {
+        let start = errors.len();
+        let fixed = joint
+            .kind
+            .push_fixed_errors(&poses[a as usize], &poses[b as usize], errors);
+        record(handle.index(), start..errors.len());
+        fixed && (positional || errors.len() - start == joint.kind.row_count())
+    })
 }
 
 /// The full rows of every joint a positional pass writes, joint by joint in
@@ -580,18 +575,29 @@ pub(crate) fn push_fixed_joint_rows(
 ) -> bool {
     rows.clear();
     bodies.clear();
+    all_written_joints(joints, true, ground, |_, joint, [a, b]| {
+        let start = rows.len();
+        let fixed = joint
+            .kind
+            .push_fixed_rows(&poses[a as usize], &poses[b as usize], rows);
+        bodies.extend(std::iter::repeat_n([a, b], rows.len() - start));
+        fixed
+    })
+}
+
+/// Calls `visit` with each joint a pass (`positional` or not) writes, in
+/// [`write_joint_rows_moving`]'s order, and its body slots, until a call returns `false`;
+/// returns whether every call returned `true`.
+fn all_written_joints(
+    joints: &Arena<Joint, JointHandle>,
+    positional: bool,
+    ground: u32,
+    mut visit: impl FnMut(JointHandle, &Joint, [u32; 2]) -> bool,
+) -> bool {
     joints
         .iter()
-        .filter(|(_, joint)| writes_rows(joint, true))
-        .all(|(_, joint)| {
-            let [a, b] = joint_slots(joint, ground);
-            let start = rows.len();
-            let fixed = joint
-                .kind
-                .push_fixed_rows(&poses[a as usize], &poses[b as usize], rows);
-            bodies.extend(std::iter::repeat_n([a, b], rows.len() - start));
-            fixed
-        })
+        .filter(|(_, joint)| writes_rows(joint, positional))
+        .all(|(handle, joint)| visit(handle, joint, joint_slots(joint, ground)))
 }
 
 /// Copies each joint's last forces (and index sets) into its rows when its row count is

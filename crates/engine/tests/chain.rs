@@ -295,6 +295,10 @@ fn the_projection_follows_joints_disabled_and_enabled_between_steps() {
     // the joint must be pulled back together.
     const LINKS: usize = 10;
     const CUT: usize = 5;
+    let set_cut_enabled = |scene: &mut stiction::scenes::Scene, enabled: bool| {
+        let joint = scene.world.joint_mut(scene.joints[CUT]).unwrap();
+        joint.set_enabled(enabled);
+    };
     let mut scene = chain(LINKS, WorldSettings::default()).unwrap();
     // The projection holds each of a ball joint's three rows within its tolerance: the
     // anchors within sqrt(3) of it.
@@ -313,11 +317,7 @@ fn the_projection_follows_joints_disabled_and_enabled_between_steps() {
     assert!(separation(&scene.world, scene.joints[CUT]) <= tolerance);
     assert!(others_hold(&scene.world, &scene.joints));
 
-    scene
-        .world
-        .joint_mut(scene.joints[CUT])
-        .unwrap()
-        .set_enabled(false);
+    set_cut_enabled(&mut scene, false);
     for _ in 0..30 {
         let stats = scene.world.step(scene.h).unwrap();
         // The projection measured the nine enabled joints' rows, not the ten it had.
@@ -330,11 +330,7 @@ fn the_projection_follows_joints_disabled_and_enabled_between_steps() {
         "the cut chain's halves are only {apart} m apart"
     );
 
-    scene
-        .world
-        .joint_mut(scene.joints[CUT])
-        .unwrap()
-        .set_enabled(true);
+    set_cut_enabled(&mut scene, true);
     for _ in 0..60 {
         scene.world.step(scene.h).unwrap();
     }
