@@ -82,7 +82,11 @@ impl EnvelopeBuilder {
         if work > budget {
             return None;
         }
-        skyline.reset(&self.first);
+        // Every entry of the envelope is written below: a skyline last used for the same
+        // envelope (a chain's every step and pass) needs no reset.
+        if !skyline.has_envelope(&self.first) {
+            skyline.reset(&self.first);
+        }
         for (p, &first) in self.first.iter().enumerate() {
             let i = (rows.row)(p);
             let (bodies, jacobian) = (storage.bodies[i], &storage.jacobian[i]);

@@ -18,6 +18,9 @@ pub(crate) struct Skyline {
     offset: Vec<usize>,
     data: Vec<f64>,
     diagonal: Vec<f64>,
+    /// `1 / diagonal`, for the solves (each factorisation serves one to a few; a division
+    /// a row was a quarter of S3's solves).
+    inverse_diagonal: Vec<f64>,
 }
 
 impl Skyline {
@@ -36,6 +39,11 @@ impl Skyline {
         self.data.resize(total, 0.0);
         self.diagonal.clear();
         self.diagonal.resize(first.len(), 0.0);
+    }
+
+    /// Whether the envelope is `first` (as [`Self::reset`] would set it).
+    pub(crate) fn has_envelope(&self, first: &[usize]) -> bool {
+        self.first == first
     }
 
     /// Sets entry `(i, j)`, `first(i) <= j <= i`.
@@ -92,6 +100,9 @@ impl Skyline {
             self.data[oi + i - fi] = 1.0;
             self.diagonal[i] = d;
         }
+        self.inverse_diagonal.clear();
+        self.inverse_diagonal
+            .extend(self.diagonal.iter().map(|d| 1.0 / d));
         weak
     }
 
@@ -106,8 +117,8 @@ impl Skyline {
             }
             x[i] = s;
         }
-        for (xi, d) in x.iter_mut().zip(&self.diagonal) {
-            *xi /= d;
+        for (xi, inverse) in x.iter_mut().zip(&self.inverse_diagonal) {
+            *xi *= inverse;
         }
         for i in (0..n).rev() {
             let (fi, row) = (self.first[i], self.row(i));
