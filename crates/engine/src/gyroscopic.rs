@@ -150,30 +150,32 @@ pub fn angular_velocity_after_step(
             convergence: Convergence::CLOSED_FORM,
         });
     }
-    if mode == GyroscopicMode::Implicit {
-        // The implicit step needs no world inertia tensor (see `implicit_in_body_frame`).
-        check_inputs(state, torque, h)?;
-        let w = implicit_in_body_frame(
-            state.orientation.normalize(),
-            &state.inertia_body,
-            state.angular_velocity,
-            torque,
-            h,
-        )?;
-        return finite_step(AngularStep {
-            angular_velocity: w,
-            convergence: Convergence::CLOSED_FORM,
-        });
-    }
-    let frame = Frame::new(state, torque, h)?;
+    // Built only by the modes that need the world inertia tensor.
+    let frame = || Frame::new(state, torque, h);
     let step = match mode {
-        GyroscopicMode::None => frame.closed_form(frame.w + h * frame.solve(frame.torque)),
+        GyroscopicMode::None => {
+            let frame = frame()?;
+            frame.closed_form(frame.w + h * frame.solve(frame.torque))
+        }
         GyroscopicMode::Explicit => {
+            let frame = frame()?;
             let gyroscopic = frame.momentum().cross(frame.w);
             frame.closed_form(frame.w + h * frame.solve(frame.torque + gyroscopic))
         }
-        GyroscopicMode::Implicit => frame.closed_form(frame.implicit()?),
-        GyroscopicMode::Conserving => frame.conserving(&ConservingSolver::default())?,
+        GyroscopicMode::Implicit => {
+            check_inputs(state, torque, h)?;
+            AngularStep {
+                angular_velocity: implicit_in_body_frame(
+                    state.orientation.normalize(),
+                    &state.inertia_body,
+                    state.angular_velocity,
+                    torque,
+                    h,
+                )?,
+                convergence: Convergence::CLOSED_FORM,
+            }
+        }
+        GyroscopicMode::Conserving => frame()?.conserving(&ConservingSolver::default())?,
     };
     finite_step(step)
 }
@@ -223,9 +225,6 @@ pub fn equivalent_torque(
     })
 }
 
-/// Validated inputs of one step, with the world inertia computed once.
-/// The step `h` and the state and torque a step may start from: finite, with a non-zero
-/// orientation.
 /// [`GyroscopicMode::Implicit`]'s `w+ = (I - h [L]x)^-1 (L + h tau)` for a body at the unit
 /// `orientation` `R`, computed in the body frame, where the inertia is `I0`: with
 /// `I = R I0 R^T` and `[R l]x = R [l]x R^T`, `w+ = R (I0 - h [l]x)^-1 (l + h R^T tau)`,
@@ -250,6 +249,8 @@ fn implicit_in_body_frame(
     Ok(orientation * (inverse * (momentum + h * (to_body * torque))))
 }
 
+/// The step `h` and the state and torque a step may start from: finite, with a non-zero
+/// orientation.
 fn check_inputs(state: &RotationalState, torque: Vec3, h: f64) -> Result<(), IntegrationError> {
     if !(h.is_finite() && h > 0.0) {
         return Err(IntegrationError::InvalidTimeStep { h });
@@ -269,6 +270,7 @@ fn check_inputs(state: &RotationalState, torque: Vec3, h: f64) -> Result<(), Int
     }
 }
 
+/// Validated inputs of one step, with the world inertia computed once.
 struct Frame {
     orientation: Quat,
     inertia_body: Mat3,

@@ -485,10 +485,7 @@ pub(crate) fn write_joint_rows_moving(
             }
             fixed_rows.rows.truncate(before);
         }
-        if !fixed_rows.blocks.is_empty() {
-            storage.push_fixed_rows(fixed_rows);
-            fixed_rows.clear();
-        }
+        fixed_rows.flush_into(storage);
         let row_motion = motion.map(|(velocities, h)| {
             let ([linear_a, angular_a], [linear_b, angular_b]) =
                 (velocities[a as usize], velocities[b as usize]);
@@ -513,10 +510,7 @@ pub(crate) fn write_joint_rows_moving(
         record(handle.index(), writer.range());
         start = storage.len();
     }
-    if !fixed_rows.blocks.is_empty() {
-        storage.push_fixed_rows(fixed_rows);
-        fixed_rows.clear();
-    }
+    fixed_rows.flush_into(storage);
 }
 
 /// Whether [`write_joint_rows_moving`] writes `joint`'s rows in a pass that is

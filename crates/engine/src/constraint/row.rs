@@ -141,6 +141,15 @@ impl FixedRows {
         self.rows.clear();
         self.blocks.clear();
     }
+
+    /// Appends the batch's rows to `storage` ([`RowStorage::push_fixed_rows`]), if any, and
+    /// empties it.
+    pub(crate) fn flush_into(&mut self, storage: &mut RowStorage) {
+        if !self.blocks.is_empty() {
+            storage.push_fixed_rows(self);
+            self.clear();
+        }
+    }
 }
 
 /// One joint's share of a [`FixedRows`] batch.
