@@ -844,7 +844,8 @@ fn solve_bilateral_direct(
         rows: &s.rows,
         mass: &s.mass,
         count: range.len(),
-        row: |p| start + p,
+        start,
+        members: None,
         island_bodies: s.islands.bodies(k),
         dynamic: &s.hot.dynamic,
     };

@@ -148,7 +148,8 @@ impl ActiveSet {
             rows: island.rows,
             mass: island.mass,
             count: members.len(),
-            row: |p| start + members[p],
+            start,
+            members: Some(members),
             island_bodies: island.bodies,
             dynamic: island.dynamic,
         };

@@ -681,7 +681,8 @@ impl PostStabilizer {
             rows: &self.rows,
             mass: &self.mass,
             count: self.islands.rows(k).len(),
-            row: |p| start + p,
+            start,
+            members: None,
             island_bodies: self.islands.bodies(k),
             dynamic: &hot.dynamic,
         };
