@@ -89,6 +89,15 @@ pub fn cayley(v: Vec3) -> Quat {
     Quat::from_xyzw(half.x, half.y, half.z, 1.0).normalize()
 }
 
+/// `cayley(v) * q` for a unit `q`, normalised: the update `normalize(q + [0, v/2] q)`
+/// with one normalisation instead of two (the Cayley quaternion's own is undone by the
+/// last; post-stabilisation and the curvature pass turn every body of an island this way,
+/// several times a step).
+pub fn turn_by_cayley(v: Vec3, q: Quat) -> Quat {
+    let half = 0.5 * v;
+    (Quat::from_xyzw(half.x, half.y, half.z, 1.0) * q).normalize()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,7 +43,7 @@
 use crate::body::{BodyKind, RigidBody};
 use crate::constraint::{Pose, RowStorage, Softness};
 use crate::joint::Joint;
-use crate::math::{cayley, Vec3};
+use crate::math::{turn_by_cayley, Vec3};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
 use crate::world::settings::CurvatureCorrection;
@@ -107,7 +107,7 @@ pub(crate) fn add_curvature_targets(
             .zip(&scratch.velocities)
             .map(|(pose, [v, w])| Pose {
                 position: pose.position + h * *v,
-                orientation: (cayley(h * *w) * pose.orientation).normalize(),
+                orientation: turn_by_cayley(h * *w, pose.orientation),
             }),
     );
     scratch.rows.clear();

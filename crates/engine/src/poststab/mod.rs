@@ -26,7 +26,7 @@ use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::WorldError;
 use crate::island::Islands;
 use crate::joint::Joint;
-use crate::math::{cayley, rotate_tensor, Mat3, Vec3};
+use crate::math::{rotate_tensor, turn_by_cayley, Mat3, Vec3};
 use crate::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
@@ -643,7 +643,7 @@ impl PostStabilizer {
             let saved = self.saved[s as usize];
             hot.next_pose[s as usize] = Pose {
                 position: saved.position + linear * t,
-                orientation: (cayley(angular * t) * saved.orientation).normalize(),
+                orientation: turn_by_cayley(angular * t, saved.orientation),
             };
         }
     }
