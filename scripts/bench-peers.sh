@@ -12,6 +12,7 @@
 #   --engines ours,ode    only some engines
 #   --budget 30           seconds for the exact steppers on S1 and S2 (default 30)
 #   --row-limit 1500      largest island an exact step is started on (default 1500)
+#   --rounds 5           repeat each scene's runs, engines interleaved; report medians
 #   --no-lcp / --lcp-only
 #   --export-lcp bench/peers/lcp   rewrite the stored JSON problems
 # and, for this script itself (first argument only):

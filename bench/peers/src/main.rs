@@ -5,8 +5,15 @@
 //! ```text
 //! stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] [--budget SECONDS]
 //!                [--row-limit ROWS] [--no-experiments] [--no-lcp | --lcp-only]
-//!                [--export-lcp DIR] [--pyramid-rows 4,6,8]
+//!                [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]
 //! ```
+//!
+//! Each scene's runs are repeated `--rounds` times (default 5), the engines interleaved
+//! round by round, and each row's time is the median over the rounds of the run's median
+//! step: one run of S3 or S4 is a few tens of milliseconds, and a slow stretch of a shared
+//! machine moved single runs by up to 40 % (S3's ratio to quickstep read 0.69 to 1.05 in
+//! seven runs). A run that took more than [`REPEAT_LIMIT`] or stopped early (the exact
+//! steppers on S1 and S2) is not repeated. The notes give the range of the rounds' medians.
 //!
 //! The exact steppers solve one dense LCP per island, `O(n^3)` in its rows: on the two large
 //! scenes (S1, S2) they get `--budget` seconds (default 30) and are not started on an island
@@ -42,7 +49,7 @@ use report::{Kind, RunResult};
 use spec::SceneId;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Command-line options.
 struct Options {
@@ -59,7 +66,12 @@ struct Options {
     lcp_run: bool,
     export: Option<PathBuf>,
     engine_problems: lcp_compare::EngineProblems,
+    /// How many times each scene's runs are repeated.
+    rounds: usize,
 }
+
+/// Runs that took longer than this are not repeated (`--rounds`).
+const REPEAT_LIMIT: Duration = Duration::from_secs(5);
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
@@ -74,6 +86,7 @@ fn parse_args() -> Result<Options, String> {
         lcp_run: true,
         export: None,
         engine_problems: lcp_compare::EngineProblems::default(),
+        rounds: 5,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -112,6 +125,13 @@ fn parse_args() -> Result<Options, String> {
                     .parse()
                     .map_err(|e| format!("--row-limit: {e}"))?;
             }
+            "--rounds" => {
+                options.rounds = value("--rounds")?
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| (1..=100).contains(&n))
+                    .ok_or("--rounds must be a whole number from 1 to 100")?;
+            }
             "--no-experiments" => options.experiments = false,
             "--no-lcp" => options.lcp_run = false,
             "--lcp-only" => options.scenes_run = false,
@@ -134,7 +154,7 @@ fn parse_args() -> Result<Options, String> {
                     "usage: stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] \
                             [--budget SECONDS] [--row-limit ROWS] [--no-experiments] \
                             [--no-lcp | --lcp-only] \
-                            [--export-lcp DIR] [--pyramid-rows 4,6,8]"
+                            [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]"
                         .into(),
                 )
             }
@@ -208,6 +228,51 @@ fn run_experiments(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile
     (results, profiles)
 }
 
+/// One engine's run of one scene, repeatable.
+type Runner = Box<dyn FnMut() -> (RunResult, Option<ours::PhaseProfile>)>;
+
+/// Runs every runner once, then `rounds - 1` more times in the same order (the engines
+/// interleaved), except those whose first run took longer than [`REPEAT_LIMIT`] or stopped
+/// before its last step; returns
+/// each runner's first result with its timing replaced by the rounds' combination
+/// ([`measure::combine`]) and the first run's phase profile.
+fn run_rounds(runners: &mut [Runner], rounds: usize) -> Vec<(RunResult, Option<ours::PhaseProfile>)> {
+    let mut first = Vec::with_capacity(runners.len());
+    let mut timings: Vec<Vec<measure::Timing>> = Vec::with_capacity(runners.len());
+    let mut repeat = Vec::with_capacity(runners.len());
+    for runner in runners.iter_mut() {
+        let clock = Instant::now();
+        let (r, profile) = runner();
+        // A run that stopped early (a budget, a failure) says what it says once.
+        let complete = r.timing.as_ref().is_some_and(|t| t.complete());
+        repeat.push(complete && clock.elapsed() <= REPEAT_LIMIT);
+        timings.push(r.timing.iter().cloned().collect());
+        first.push((r, profile));
+    }
+    for round in 1..rounds {
+        eprintln!("  round {} of {rounds}", round + 1);
+        for (k, runner) in runners.iter_mut().enumerate() {
+            if repeat[k] {
+                let (r, _) = runner();
+                timings[k].extend(r.timing);
+            }
+        }
+    }
+    for ((r, _), runs) in first.iter_mut().zip(&timings) {
+        if runs.len() > 1 {
+            let (lo, hi) = measure::spread(runs);
+            r.timing = Some(measure::combine(runs));
+            r.notes.push(format!(
+                "median of {} runs ({} to {} ms/step)",
+                runs.len(),
+                report::ms(lo),
+                report::ms(hi)
+            ));
+        }
+    }
+    first
+}
+
 fn run_scenes(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile>) {
     let mut results = Vec::new();
     let mut profiles = Vec::new();
@@ -242,12 +307,14 @@ fn run_scenes(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile>) {
             }
             continue;
         }
+        let mut runners: Vec<Runner> = Vec::new();
         for (kind, wanted) in [Kind::Exact, Kind::Iterative].into_iter().zip(options.ours) {
             if wanted {
                 let budget = budget_for(scene, kind, options.budget);
-                let (r, profile) = ours::run(scene, kind, budget, options.row_limit, None);
-                push(r, &mut results);
-                profiles.extend(profile);
+                let row_limit = options.row_limit;
+                runners.push(Box::new(move || {
+                    ours::run(scene, kind, budget, row_limit, None)
+                }));
             }
         }
         let ode_steppers = [
@@ -257,13 +324,22 @@ fn run_scenes(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile>) {
         for ((stepper, kind), wanted) in ode_steppers.into_iter().zip(options.ode) {
             if wanted {
                 let budget = budget_for(scene, kind, options.budget);
-                let r = ode::scenes::run(scene, stepper, true, budget, options.row_limit);
-                push(r, &mut results);
+                let row_limit = options.row_limit;
+                runners.push(Box::new(move || {
+                    let r = ode::scenes::run(scene, stepper, true, budget, row_limit);
+                    (r, None)
+                }));
             }
         }
         if options.rapier {
             let budget = budget_for(scene, Kind::Iterative, options.budget);
-            push(rapier_runs::run(scene, true, budget), &mut results);
+            runners.push(Box::new(move || {
+                (rapier_runs::run(scene, true, budget), None)
+            }));
+        }
+        for (r, profile) in run_rounds(&mut runners, options.rounds) {
+            push(r, &mut results);
+            profiles.extend(profile);
         }
     }
     (results, profiles)

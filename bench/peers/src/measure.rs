@@ -110,6 +110,31 @@ where
     }
 }
 
+/// One timing from `runs` of the same run repeated (all non-empty): the median over the
+/// runs of their median step (and of their first-60 median), the mean of their CPU means,
+/// and the first run's step counts and stop reason (the runs are deterministic: every one
+/// takes the same steps). A run's median step is one figure of a few tens of milliseconds of
+/// work, which a shared machine's slow stretch can move by a third; the median of several
+/// runs, interleaved with the other engines' (`--rounds`), is not moved by one such stretch.
+pub fn combine(runs: &[Timing]) -> Timing {
+    let mut medians: Vec<f64> = runs.iter().map(|t| t.median_ms).collect();
+    let mut early: Vec<f64> = runs.iter().map(|t| t.early_median_ms).collect();
+    let cpu = runs.iter().map(|t| t.cpu_mean_ms).sum::<f64>() / runs.len() as f64;
+    Timing {
+        median_ms: median(&mut medians),
+        early_median_ms: median(&mut early),
+        cpu_mean_ms: cpu,
+        ..runs[0].clone()
+    }
+}
+
+/// The smallest and largest median step among `runs`.
+pub fn spread(runs: &[Timing]) -> (f64, f64) {
+    runs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
+        (lo.min(t.median_ms), hi.max(t.median_ms))
+    })
+}
+
 /// CPU time of this thread, ns (through the C shim's `clock_gettime`).
 fn thread_cpu_ns() -> Option<i64> {
     // SAFETY: a plain clock read.
@@ -140,6 +165,26 @@ mod tests {
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
         assert!(median(&mut []).is_nan());
+    }
+
+    #[test]
+    fn repeated_runs_combine_to_the_median_of_their_medians() {
+        let timing = |median_ms, early_median_ms| Timing {
+            planned: 10,
+            done: 10,
+            median_ms,
+            early_median_ms,
+            cpu_mean_ms: median_ms,
+            stopped: None,
+        };
+        // One run in a slow stretch of the machine does not move the figure.
+        let runs = [timing(1.0, 2.0), timing(1.6, 2.1), timing(1.1, 1.9)];
+        let combined = combine(&runs);
+        assert_eq!(combined.median_ms, 1.1);
+        assert_eq!(combined.early_median_ms, 2.0);
+        assert!((combined.cpu_mean_ms - 3.7 / 3.0).abs() < 1e-12);
+        assert_eq!((combined.done, combined.planned), (10, 10));
+        assert_eq!(spread(&runs), (1.0, 1.6));
     }
 
     #[test]

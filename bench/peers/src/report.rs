@@ -47,7 +47,8 @@ impl RunResult {
     }
 }
 
-fn ms(v: f64) -> String {
+/// A time in ms with as many digits as its size warrants.
+pub fn ms(v: f64) -> String {
     if !v.is_finite() {
         "-".into()
     } else if v >= 100.0 {
