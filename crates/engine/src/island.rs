@@ -52,6 +52,9 @@ pub(crate) struct Islands {
     sorted_findex: Vec<Option<usize>>,
     /// Whether the last [`Self::build`] kept the islands and order of the one before.
     reused: bool,
+    /// Whether `origin` is every raw row in producer order (a joint chain's one island):
+    /// the gather is then a copy of each column.
+    identity: bool,
 }
 
 /// Everything the islands and the row order depend on: each raw row's bodies, friction
@@ -293,6 +296,12 @@ impl Islands {
                 .map(|j| j - start)
         });
         self.sorted_findex.extend(findex);
+        self.identity = total == raw.len()
+            && self
+                .origin
+                .iter()
+                .enumerate()
+                .all(|(p, &r)| r as usize == p);
         self.gather(raw, sorted);
     }
 
@@ -314,7 +323,12 @@ impl Islands {
     /// made relative to their islands.
     fn gather(&self, raw: &RowStorage, sorted: &mut RowStorage) {
         sorted.clear();
-        sorted.extend_from_rows(raw, &self.origin, self.sorted_findex.iter().copied());
+        let findex = self.sorted_findex.iter().copied();
+        if self.identity {
+            sorted.extend_from_all_rows(raw, findex);
+        } else {
+            sorted.extend_from_rows(raw, &self.origin, findex);
+        }
     }
 
     /// Deals island `k`'s bounded rows (in `origin`, with `new_position` kept inverse to

@@ -378,6 +378,31 @@ impl RowStorage {
         debug_assert_eq!(self.findex.len(), self.bodies.len());
     }
 
+    /// [`Self::extend_from_rows`] of every row of `other` in its order: each column copied
+    /// as one slice (S3's chain, one island in producer order, spent 4 % of its step
+    /// gathering its 300 rows one index at a time).
+    pub(crate) fn extend_from_all_rows(
+        &mut self,
+        other: &RowStorage,
+        findex: impl IntoIterator<Item = Option<usize>>,
+    ) {
+        self.bodies.extend_from_slice(&other.bodies);
+        self.jacobian.extend_from_slice(&other.jacobian);
+        self.error.extend_from_slice(&other.error);
+        self.target_velocity
+            .extend_from_slice(&other.target_velocity);
+        self.erp.extend_from_slice(&other.erp);
+        self.cfm.extend_from_slice(&other.cfm);
+        self.lo.extend_from_slice(&other.lo);
+        self.hi.extend_from_slice(&other.hi);
+        self.findex.extend(findex);
+        self.stabilize.extend_from_slice(&other.stabilize);
+        self.warm_lambda.extend_from_slice(&other.warm_lambda);
+        self.warm_state.extend_from_slice(&other.warm_state);
+        self.lambda.extend_from_slice(&other.lambda);
+        debug_assert_eq!(self.findex.len(), self.bodies.len());
+    }
+
     /// Whether row `i`'s force is unbounded both ways.
     #[inline]
     pub(crate) fn is_unbounded(&self, i: usize) -> bool {
@@ -610,6 +635,41 @@ mod tests {
             writer.push(Row::equality(jacobian, 0.0).friction(normal, 0.5));
         }
         storage
+    }
+
+    #[test]
+    fn copying_every_row_is_the_identity_gather() {
+        let mut raw = contact_rows();
+        // Every column distinct per row, so a column left out or shifted shows.
+        for i in 0..raw.len() {
+            let x = i as f64 + 1.0;
+            raw.error[i] = -x;
+            raw.target_velocity[i] = 2.0 * x;
+            raw.erp[i] = 0.1 * x;
+            raw.cfm[i] = 1e-6 * x;
+            raw.stabilize[i] = i % 2 == 0;
+            raw.warm_lambda[i] = 3.0 * x;
+            raw.warm_state[i] = (i == 1).then_some(IndexState::Clamped);
+            raw.lambda[i] = 4.0 * x;
+            raw.bodies[i] = [i as u32, 7];
+        }
+        let order: Vec<u32> = (0..raw.len() as u32).collect();
+        let (mut gathered, mut copied) = (contact_rows(), contact_rows());
+        gathered.extend_from_rows(&raw, &order, raw.findex.clone());
+        copied.extend_from_all_rows(&raw, raw.findex.clone());
+        assert_eq!(copied.len(), 2 * raw.len());
+        assert_eq!(copied.bodies, gathered.bodies);
+        assert_eq!(copied.jacobian, gathered.jacobian);
+        for (a, b) in copied
+            .number_columns()
+            .into_iter()
+            .zip(gathered.number_columns())
+        {
+            assert_eq!(a, b);
+        }
+        assert_eq!(copied.findex, gathered.findex);
+        assert_eq!(copied.stabilize, gathered.stabilize);
+        assert_eq!(copied.warm_state, gathered.warm_state);
     }
 
     #[test]
