@@ -11,8 +11,9 @@
 //! Each scene's runs are repeated `--rounds` times (default 5), the engines interleaved
 //! round by round, and each row's time is the median over the rounds of the run's median
 //! step: one run of S3 or S4 is a few tens of milliseconds, and a slow stretch of a shared
-//! machine moved single runs by up to 40 % (S3's ratio to quickstep read 0.69 to 1.05 in
-//! seven runs). A run that took more than [`REPEAT_LIMIT`] or stopped early (the exact
+//! machine, or another process on its second vCPU, moves single runs by up to 40 % (S3's
+//! ratio to quickstep read 0.68 to 0.79 in seven single-round runs on a quiet machine, 0.69
+//! to 1.05 with another process running). A run that took more than [`REPEAT_LIMIT`] or stopped early (the exact
 //! steppers on S1 and S2) is not repeated. The notes give the range of the rounds' medians.
 //!
 //! The exact steppers solve one dense LCP per island, `O(n^3)` in its rows: on the two large
