@@ -21,6 +21,47 @@ pub(crate) struct EnvelopeBuilder {
     first_of_body: Vec<usize>,
     /// Per row: the first column of its envelope.
     first: Vec<usize>,
+    /// What `first` was last scanned from, for a consecutive island.
+    last: ScannedRows,
+}
+
+/// The rows' bodies, the island's body slots and which of them were dynamic, that an
+/// envelope was scanned from, and its work.
+#[derive(Debug, Clone, Default)]
+struct ScannedRows {
+    /// Whether `first` is this scan's (no other scan since).
+    valid: bool,
+    bodies: Vec<[u32; 2]>,
+    island_bodies: Vec<u32>,
+    /// Per entry of `island_bodies`: whether it was dynamic.
+    dynamic: Vec<bool>,
+    work: usize,
+}
+
+impl ScannedRows {
+    /// Whether `first` is the envelope of the consecutive rows on `bodies` of `rows`.
+    fn matches(&self, bodies: &[[u32; 2]], rows: &EnvelopeRows<'_>) -> bool {
+        self.valid
+            && self.bodies == bodies
+            && self.island_bodies == rows.island_bodies
+            && self
+                .island_bodies
+                .iter()
+                .zip(&self.dynamic)
+                .all(|(&s, &dynamic)| rows.dynamic[s as usize] == dynamic)
+    }
+
+    fn remember(&mut self, bodies: &[[u32; 2]], rows: &EnvelopeRows<'_>, work: usize) {
+        self.valid = true;
+        self.bodies.clear();
+        self.bodies.extend_from_slice(bodies);
+        self.island_bodies.clear();
+        self.island_bodies.extend_from_slice(rows.island_bodies);
+        self.dynamic.clear();
+        self.dynamic
+            .extend(rows.island_bodies.iter().map(|&s| rows.dynamic[s as usize]));
+        self.work = work;
+    }
 }
 
 /// The rows one factorisation takes: `count` rows of `rows`, the `p`-th being storage row
@@ -69,30 +110,24 @@ impl EnvelopeBuilder {
         floor: f64,
     ) -> Option<usize> {
         let storage = rows.rows;
-        for &s in rows.island_bodies {
-            if self.first_of_body.len() <= s as usize {
-                self.first_of_body.resize(s as usize + 1, usize::MAX);
+        // A consecutive island on the same bodies, with the same dynamic slots, as the last
+        // call's (a chain's every step and pass) has the same envelope and work: only the
+        // two comparisons, not the scan of every row's bodies.
+        let consecutive = rows
+            .members
+            .is_none()
+            .then(|| &storage.bodies[rows.start..rows.start + rows.count]);
+        let known = consecutive.is_some_and(|bodies| self.last.matches(bodies, rows));
+        let work = if known {
+            self.last.work
+        } else {
+            let work = self.scan(rows);
+            self.last.valid = false;
+            if let Some(bodies) = consecutive {
+                self.last.remember(bodies, rows, work);
             }
-            self.first_of_body[s as usize] = usize::MAX;
-        }
-        self.first.clear();
-        let mut work = 0usize;
-        for p in 0..rows.count {
-            let mut first = p;
-            for s in storage.bodies[rows.row(p)] {
-                if rows.dynamic[s as usize] {
-                    let seen = &mut self.first_of_body[s as usize];
-                    if *seen == usize::MAX {
-                        *seen = p;
-                    }
-                    first = first.min(*seen);
-                }
-            }
-            let width = p - first;
-            // Row p's factorisation: about width^2 / 2 multiply-adds.
-            work = work.saturating_add(width * width / 2 + width);
-            self.first.push(first);
-        }
+            work
+        };
         if work > budget {
             return None;
         }
@@ -134,5 +169,120 @@ impl EnvelopeBuilder {
             }
         }
         Some(skyline.factor(floor))
+    }
+
+    /// Sets `first` to the envelope of `rows` and returns the factorisation's work estimate
+    /// (multiply-adds).
+    fn scan(&mut self, rows: &EnvelopeRows<'_>) -> usize {
+        for &s in rows.island_bodies {
+            if self.first_of_body.len() <= s as usize {
+                self.first_of_body.resize(s as usize + 1, usize::MAX);
+            }
+            self.first_of_body[s as usize] = usize::MAX;
+        }
+        self.first.clear();
+        let mut work = 0usize;
+        for p in 0..rows.count {
+            let mut first = p;
+            for s in rows.rows.bodies[rows.row(p)] {
+                if rows.dynamic[s as usize] {
+                    let seen = &mut self.first_of_body[s as usize];
+                    if *seen == usize::MAX {
+                        *seen = p;
+                    }
+                    first = first.min(*seen);
+                }
+            }
+            let width = p - first;
+            // Row p's factorisation: about width^2 / 2 multiply-adds.
+            work = work.saturating_add(width * width / 2 + width);
+            self.first.push(first);
+        }
+        work
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constraint::{JacobianRow, Pose, Row, Softness};
+    use crate::math::{Mat3, Vec3};
+
+    /// One row per pair of `bodies`, each with its own lever arms.
+    fn rows_on(bodies: &[[u32; 2]]) -> (RowStorage, RowMass) {
+        let mut storage = RowStorage::default();
+        let softness = Softness { erp: 0.2, cfm: 0.0 };
+        for (i, &pair) in bodies.iter().enumerate() {
+            let x = i as f64 + 1.0;
+            let pose = Pose::IDENTITY;
+            let mut writer = storage.writer(pair, [pose, pose], softness, false);
+            writer.push(Row::equality(
+                JacobianRow {
+                    linear_a: Vec3::new(1.0, 0.2 * x, 0.0),
+                    angular_a: Vec3::new(0.0, 0.1, 0.3 * x),
+                    linear_b: Vec3::new(-1.0, 0.0, 0.1 * x),
+                    angular_b: Vec3::new(0.2, -0.1 * x, 0.0),
+                },
+                0.0,
+            ));
+        }
+        let mut mass = RowMass::default();
+        mass.compute(&storage, &[1.0, 0.5, 2.0, 1.5], &[Mat3::IDENTITY; 4]);
+        (storage, mass)
+    }
+
+    /// `x` with `A x = r` for `r = (1, 2, ...)`, by a fresh builder or by `builder`.
+    fn solve(builder: &mut EnvelopeBuilder, bodies: &[[u32; 2]], dynamic: &[bool]) -> Vec<f64> {
+        let (storage, mass) = rows_on(bodies);
+        let rows = EnvelopeRows {
+            rows: &storage,
+            mass: &mass,
+            count: bodies.len(),
+            start: 0,
+            members: None,
+            island_bodies: &[0, 1, 2, 3],
+            dynamic,
+        };
+        let mut skyline = Skyline::default();
+        let weak = builder.factor(&mut skyline, &rows, |_, d| d * 1.001, usize::MAX, 1e-12);
+        assert_eq!(weak, Some(0));
+        let mut x: Vec<f64> = (1..=bodies.len()).map(|k| k as f64).collect();
+        skyline.solve(&mut x);
+        x
+    }
+
+    #[test]
+    fn an_island_on_other_bodies_or_slots_is_scanned_again() {
+        let chain = [[0, 1], [1, 2], [2, 3], [3, 0]];
+        // Same count, other bodies: row 2 couples with row 0, which the chain's envelope
+        // (row 2 starting at row 1) leaves out.
+        let other = [[0, 1], [2, 3], [0, 2], [1, 3]];
+        let moving = [true; 4];
+        let one_static = [true, false, true, true];
+        let mut reused = EnvelopeBuilder::default();
+        for (bodies, dynamic) in [
+            (&chain, &moving),
+            (&chain, &moving),
+            (&other, &moving),
+            (&chain, &moving),
+            (&chain, &one_static),
+        ] {
+            let fresh = solve(&mut EnvelopeBuilder::default(), bodies, dynamic);
+            assert_eq!(
+                solve(&mut reused, bodies, dynamic),
+                fresh,
+                "{bodies:?} {dynamic:?}"
+            );
+        }
+        // The cases differ, so a stale envelope would have shown.
+        let chain_answer = solve(&mut EnvelopeBuilder::default(), &chain, &moving);
+        assert_ne!(
+            chain_answer,
+            solve(&mut EnvelopeBuilder::default(), &other, &moving)
+        );
+        assert_ne!(
+            chain_answer,
+            solve(&mut EnvelopeBuilder::default(), &chain, &one_static)
+        );
     }
 }
