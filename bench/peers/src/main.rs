@@ -13,8 +13,9 @@
 //! step: one run of S3 or S4 is a few tens of milliseconds, and a slow stretch of a shared
 //! machine, or another process on its second vCPU, moves single runs by up to 40 % (S3's
 //! ratio to quickstep read 0.68 to 0.79 in seven single-round runs on a quiet machine, 0.69
-//! to 1.05 with another process running). A run that took more than [`REPEAT_LIMIT`] or stopped early (the exact
-//! steppers on S1 and S2) is not repeated. The notes give the range of the rounds' medians.
+//! to 1.05 with another process running). A run that took more than [`REPEAT_LIMIT`] or
+//! stopped early (the exact steppers on S1 and S2) is not repeated. The notes give the
+//! range of the rounds' medians.
 //!
 //! The exact steppers solve one dense LCP per island, `O(n^3)` in its rows: on the two large
 //! scenes (S1, S2) they get `--budget` seconds (default 30) and are not started on an island
@@ -234,9 +235,8 @@ type Runner = Box<dyn FnMut() -> (RunResult, Option<ours::PhaseProfile>)>;
 
 /// Runs every runner once, then `rounds - 1` more times in the same order (the engines
 /// interleaved), except those whose first run took longer than [`REPEAT_LIMIT`] or stopped
-/// before its last step; returns
-/// each runner's first result with its timing replaced by the rounds' combination
-/// ([`measure::combine`]) and the first run's phase profile.
+/// before its last step; returns each runner's first result with its timing replaced by
+/// the rounds' combination ([`measure::combine`]) and the first run's phase profile.
 fn run_rounds(runners: &mut [Runner], rounds: usize) -> Vec<(RunResult, Option<ours::PhaseProfile>)> {
     let mut first = Vec::with_capacity(runners.len());
     let mut timings: Vec<Vec<measure::Timing>> = Vec::with_capacity(runners.len());

@@ -323,12 +323,8 @@ impl Islands {
     /// made relative to their islands.
     fn gather(&self, raw: &RowStorage, sorted: &mut RowStorage) {
         sorted.clear();
-        let findex = self.sorted_findex.iter().copied();
-        if self.identity {
-            sorted.extend_from_all_rows(raw, findex);
-        } else {
-            sorted.extend_from_rows(raw, &self.origin, findex);
-        }
+        let order = (!self.identity).then_some(&self.origin[..]);
+        sorted.extend_from_rows(raw, order, self.sorted_findex.iter().copied());
     }
 
     /// Deals island `k`'s bounded rows (in `origin`, with `new_position` kept inverse to

@@ -350,17 +350,23 @@ impl RowStorage {
         ]
     }
 
-    /// Appends rows `order` of `other` in that order, with `findex` (one friction index per
-    /// row of `order`). Column by column: one tight gather per array (islands reorder every
-    /// row each step; thirteen pushes per row cost S2 twice as much).
+    /// Appends rows `order` of `other` in that order (every row in its own order for
+    /// `None`), with `findex` (one friction index per appended row). Column by column: one
+    /// tight gather per array (islands reorder every row each step; thirteen pushes per row
+    /// cost S2 twice as much), or one slice copy per array without an order (S3's chain,
+    /// one island in producer order, spent 4 % of its step gathering its 300 rows one index
+    /// at a time).
     pub(crate) fn extend_from_rows(
         &mut self,
         other: &RowStorage,
-        order: &[u32],
+        order: Option<&[u32]>,
         findex: impl IntoIterator<Item = Option<usize>>,
     ) {
-        fn gather<T: Copy>(to: &mut Vec<T>, from: &[T], order: &[u32]) {
-            to.extend(order.iter().map(|&r| from[r as usize]));
+        fn gather<T: Copy>(to: &mut Vec<T>, from: &[T], order: Option<&[u32]>) {
+            match order {
+                Some(order) => to.extend(order.iter().map(|&r| from[r as usize])),
+                None => to.extend_from_slice(from),
+            }
         }
         gather(&mut self.bodies, &other.bodies, order);
         gather(&mut self.jacobian, &other.jacobian, order);
@@ -375,31 +381,6 @@ impl RowStorage {
         gather(&mut self.warm_lambda, &other.warm_lambda, order);
         gather(&mut self.warm_state, &other.warm_state, order);
         gather(&mut self.lambda, &other.lambda, order);
-        debug_assert_eq!(self.findex.len(), self.bodies.len());
-    }
-
-    /// [`Self::extend_from_rows`] of every row of `other` in its order: each column copied
-    /// as one slice (S3's chain, one island in producer order, spent 4 % of its step
-    /// gathering its 300 rows one index at a time).
-    pub(crate) fn extend_from_all_rows(
-        &mut self,
-        other: &RowStorage,
-        findex: impl IntoIterator<Item = Option<usize>>,
-    ) {
-        self.bodies.extend_from_slice(&other.bodies);
-        self.jacobian.extend_from_slice(&other.jacobian);
-        self.error.extend_from_slice(&other.error);
-        self.target_velocity
-            .extend_from_slice(&other.target_velocity);
-        self.erp.extend_from_slice(&other.erp);
-        self.cfm.extend_from_slice(&other.cfm);
-        self.lo.extend_from_slice(&other.lo);
-        self.hi.extend_from_slice(&other.hi);
-        self.findex.extend(findex);
-        self.stabilize.extend_from_slice(&other.stabilize);
-        self.warm_lambda.extend_from_slice(&other.warm_lambda);
-        self.warm_state.extend_from_slice(&other.warm_state);
-        self.lambda.extend_from_slice(&other.lambda);
         debug_assert_eq!(self.findex.len(), self.bodies.len());
     }
 
@@ -655,8 +636,8 @@ mod tests {
         }
         let order: Vec<u32> = (0..raw.len() as u32).collect();
         let (mut gathered, mut copied) = (contact_rows(), contact_rows());
-        gathered.extend_from_rows(&raw, &order, raw.findex.clone());
-        copied.extend_from_all_rows(&raw, raw.findex.clone());
+        gathered.extend_from_rows(&raw, Some(&order), raw.findex.clone());
+        copied.extend_from_rows(&raw, None, raw.findex.clone());
         assert_eq!(copied.len(), 2 * raw.len());
         assert_eq!(copied.bodies, gathered.bodies);
         assert_eq!(copied.jacobian, gathered.jacobian);

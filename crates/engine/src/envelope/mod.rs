@@ -111,8 +111,8 @@ impl EnvelopeBuilder {
     ) -> Option<usize> {
         let storage = rows.rows;
         // A consecutive island on the same bodies, with the same dynamic slots, as the last
-        // call's (a chain's every step and pass) has the same envelope and work: only the
-        // two comparisons, not the scan of every row's bodies.
+        // call's (a chain's every step and pass) has the same envelope and work: compared,
+        // not scanned row by row again.
         let consecutive = rows
             .members
             .is_none()
