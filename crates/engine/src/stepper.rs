@@ -398,22 +398,21 @@ fn predict_velocities(
                 hot.inverse_mass[slot] = body.inverse_mass;
                 hot.inverse_inertia[slot] = body.inverse_inertia_world();
                 hot.inverse_inertia_body[slot] = body.inverse_inertia_body;
-                let handle = handle_at(bodies, slot);
                 let acceleration = applied_force(body, gravity) * body.inverse_mass;
-                let linear =
-                    (velocity[0] + h * acceleration) * damping_factor(body.linear_damping, h);
+                let linear = damped(velocity[0] + h * acceleration, body.linear_damping, h);
                 let step = angular_velocity_after_step(
                     &RotationalState::of(body),
                     body.torque,
                     h,
                     body.gyroscopic_mode,
                 )
-                .map_err(|e| integration_error(e, handle, StepPhase::Forces))?;
+                .map_err(|e| integration_error(e, handle_at(bodies, slot), StepPhase::Forces))?;
                 if !step.convergence.converged {
                     stats.gyroscopic_fallbacks += 1;
                 }
-                let angular = step.angular_velocity * damping_factor(body.angular_damping, h);
+                let angular = damped(step.angular_velocity, body.angular_damping, h);
                 if !(linear.is_finite() && angular.is_finite()) {
+                    let handle = handle_at(bodies, slot);
                     return Err(non_finite(StepPhase::Forces, Some(handle)));
                 }
                 [linear, angular]
@@ -423,6 +422,17 @@ fn predict_velocities(
         };
     }
     Ok(())
+}
+
+/// `velocity` scaled by [`damping_factor`]; undamped bodies (the default) skip its division,
+/// whose factor would be exactly 1.
+#[inline]
+fn damped(velocity: Vec3, damping: f64, h: f64) -> Vec3 {
+    if damping == 0.0 {
+        velocity
+    } else {
+        velocity * damping_factor(damping, h)
+    }
 }
 
 /// A phase's stopwatch: reads the clock only when the world times its phases

@@ -26,7 +26,7 @@ use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::WorldError;
 use crate::island::Islands;
 use crate::joint::Joint;
-use crate::math::{rotate_tensor, turn_by_cayley, Mat3, Vec3};
+use crate::math::{turn_by_cayley, Mat3, Vec3};
 use crate::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
 use crate::world::arena::Arena;
 use crate::world::hot::{HotBodies, Pair};
@@ -145,7 +145,10 @@ pub(crate) struct PostStabilizer {
     rows: RowStorage,
     islands: Islands,
     mass: RowMass,
+    /// Per body slot: the projection's inverse inertia ([`Self::weigh_inertia`]).
     inverse_inertia: Vec<Mat3>,
+    /// Whether `inverse_inertia` is this step's.
+    metric_current: bool,
     rhs: Vec<f64>,
     mu: Vec<f64>,
     regularization: Vec<f64>,
@@ -238,6 +241,7 @@ impl PostStabilizer {
         }
         self.row_updates = 0;
         self.factorizations = 0;
+        self.metric_current = false;
         if !(contacts.is_empty() && self.reuse_structure(joints, hot, settings.tolerance)?) {
             self.measure(joints, contacts, hot, softness, settings.tolerance)?;
         }
@@ -574,26 +578,43 @@ impl PostStabilizer {
         }
     }
 
-    /// `M^-1 J^T` of every row at the current poses, the inverse inertia scaled by
-    /// `weight` ([`PostStabilization::rotation_weight`]).
+    /// `M^-1 J^T` of every row at the current poses, in the step's projection metric
+    /// ([`Self::weigh_inertia`]).
     fn compute_mass(&mut self, hot: &HotBodies, weight: f64) {
-        self.inverse_inertia.clear();
-        let touching = &self.touching;
-        self.inverse_inertia.extend(
-            hot.next_pose
-                .iter()
-                .zip(&hot.inverse_inertia_body)
-                .enumerate()
-                .map(|(slot, (pose, inverse))| {
-                    // Bodies in contact keep their true inertia: a cheap rotation would
-                    // tilt them to clear a penetration, and tilting slides their other
-                    // contacts (which post-stabilisation does not hold by friction).
-                    let w = if touching[slot] { 1.0 } else { weight };
-                    rotate_tensor(pose.orientation, *inverse) * w
-                }),
-        );
+        if !self.metric_current {
+            self.weigh_inertia(hot, weight);
+            self.metric_current = true;
+        }
         self.mass
             .compute(&self.rows, &hot.inverse_mass, &self.inverse_inertia);
+    }
+
+    /// The projection's metric: each body's world inverse inertia at the start of the step
+    /// (`hot.inverse_inertia`, as the velocity solve used it) scaled by `weight`
+    /// ([`PostStabilization::rotation_weight`]). Any fixed positive metric gives Newton's
+    /// quadratic convergence; it only chooses which of the displacements that remove the
+    /// errors is the smallest. Taken at the step's start rather than at each pass's poses
+    /// (a turn of at most a few hundredths of a radian away), it is one per step, not a
+    /// tensor rotation per body and Newton pass (S3: 3 % of its instructions).
+    fn weigh_inertia(&mut self, hot: &HotBodies, weight: f64) {
+        self.inverse_inertia.clear();
+        let touching = &self.touching;
+        self.inverse_inertia
+            .extend(
+                hot.inverse_inertia
+                    .iter()
+                    .enumerate()
+                    .map(|(slot, inverse)| {
+                        // Bodies in contact keep their true inertia: a cheap rotation would
+                        // tilt them to clear a penetration, and tilting slides their other
+                        // contacts (which post-stabilisation does not hold by friction).
+                        if touching[slot] {
+                            *inverse
+                        } else {
+                            *inverse * weight
+                        }
+                    }),
+            );
     }
 
     /// The Newton displacement of island `k` into `self.step`, capped at

@@ -345,8 +345,10 @@ impl CurvatureCorrection {
 /// positions and orientations (never the velocities) of jointed bodies are projected back
 /// onto the constraint manifold. Each pass linearises the joints' errors `C` at the new
 /// poses and applies the smallest displacement `d = W^-1 J^T mu` with `J W^-1 J^T mu = -C`
-/// (one Newton step of the projection), in the metric `W = diag(m, I / rotation_weight)`,
-/// halving the step until the squared error decreases.
+/// (one Newton step of the projection), in the metric `W = diag(m, I / rotation_weight)`
+/// with each body's world inertia `I` as the step began (any fixed metric gives Newton's
+/// convergence; it picks which correcting displacement is the smallest), halving the step
+/// until the squared error decreases.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PostStabilization {
     /// On or off; default on. Individual joints can opt out ([`crate::Joint::set_post_stabilize`]).
