@@ -45,9 +45,7 @@
 
 use crate::assemble::{assemble_island, ProblemPool};
 use crate::body::{BodyKind, Velocity};
-use crate::constraint::{
-    EqualityBlock, FixedRows, JacobianRow, Pose, RowMotion, RowPass, RowStorage, Softness,
-};
+use crate::constraint::{EqualityBlock, FixedRows, Pose, RowMotion, RowPass, RowStorage, Softness};
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
@@ -56,6 +54,7 @@ use crate::gyroscopic::{angular_velocity_after_step, RotationalState};
 use crate::integrate::{applied_force, damping_factor, pose_after_step};
 use crate::island::Islands;
 use crate::joint::curvature::{add_curvature_targets, CurvatureScratch};
+use crate::joint::points::{push_point_rows, world_anchors, PointJoints};
 use crate::joint::{Joint, JointFeedback, JointRows};
 use crate::math::Vec3;
 use crate::poststab::PostStabilizer;
@@ -130,8 +129,11 @@ pub(crate) struct StepScratch {
     /// Per contact point: whether its normal passes through its bodies' centres of mass
     /// (`contact::rows::write_rows`: ERP corrects it, the projection only when deep).
     central_points: Vec<bool>,
-    /// Fixed-structure joints' rows on their way into `raw` (`JointRows::push_fixed_rows`).
+    /// Point joints' rows on their way into `raw` (`JointRows::fixed_point`).
     fixed_rows: FixedRows,
+    /// The step's point joints, read once for the curvature look-ahead and the
+    /// projection's passes.
+    points: PointJoints,
     /// The direct solve of all-bilateral islands: its envelope scratch and factorisation.
     envelope: EnvelopeBuilder,
     skyline: Skyline,
@@ -235,6 +237,7 @@ impl World {
         s.raw.clear();
         s.joint_rows.clear();
         let ground = s.hot.ground();
+        s.points.gather(joints, ground);
         let joint_rows = &mut s.joint_rows;
         write_joint_rows_moving(
             joints,
@@ -255,6 +258,7 @@ impl World {
                 &mut s.curvature,
                 &settings.curvature,
                 joints,
+                &s.points,
                 bodies,
                 &s.hot,
                 settings.softness,
@@ -330,6 +334,7 @@ impl World {
         if settings.post_stabilization.enabled && any_rows {
             s.poststab.run(
                 joints,
+                &s.points,
                 stabilized_contacts,
                 contact_order,
                 &s.central_points,
@@ -478,22 +483,18 @@ pub(crate) fn write_joint_rows_moving(
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
         // A fixed-structure joint's full rows without the writer (every column is kept in
         // these passes; its rows are all stabilised, so positional passes keep them all).
-        if !pass.errors_only() {
+        if let (false, Some((local_a, local_b))) = (pass.errors_only(), joint.kind.fixed_point()) {
             let before = fixed_rows.rows.len();
-            if joint
-                .kind
-                .push_fixed_rows(pose_a, pose_b, &mut fixed_rows.rows)
-            {
-                let rows = fixed_rows.rows.len() - before;
-                fixed_rows.blocks.push(EqualityBlock {
-                    bodies: [a, b],
-                    softness: joint.softness.unwrap_or(softness),
-                    rows,
-                });
-                record(handle.index(), start + before..start + before + rows);
-                continue;
-            }
-            fixed_rows.rows.truncate(before);
+            let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, local_a, local_b);
+            push_point_rows(pose_a, pose_b, anchor_a, anchor_b, &mut fixed_rows.rows);
+            let rows = fixed_rows.rows.len() - before;
+            fixed_rows.blocks.push(EqualityBlock {
+                bodies: [a, b],
+                softness: joint.softness.unwrap_or(softness),
+                rows,
+            });
+            record(handle.index(), start + before..start + before + rows);
+            continue;
         }
         fixed_rows.flush_into(storage);
         let row_motion = motion.map(|(velocities, h)| {
@@ -530,78 +531,11 @@ fn writes_rows(joint: &Joint, positional: bool) -> bool {
 }
 
 /// The solver slots of `joint`'s bodies, `ground` for the static world.
-fn joint_slots(joint: &Joint, ground: u32) -> [u32; 2] {
+pub(crate) fn joint_slots(joint: &Joint, ground: u32) -> [u32; 2] {
     [
         joint.body_a.index() as u32,
         joint.body_b.map_or(ground, |h| h.index() as u32),
     ]
-}
-
-/// [`write_joint_rows_moving`]'s errors-only passes for joints with a fixed row structure:
-/// fills `errors` with the errors of the rows the errors-only `pass` keeps, joint by joint
-/// in the same order, `record` receiving each joint's slot and range in `errors`, and
-/// returns `true` if every joint visited reported them directly
-/// ([`JointRows::push_fixed_errors`]) and they are all the rows the pass keeps (a
-/// positional pass keeps the stabilised rows, which those are; a velocity pass keeps every
-/// row, so they must be all of the joint's). On `false` the caller writes the rows.
-pub(crate) fn push_fixed_joint_errors(
-    joints: &Arena<Joint, JointHandle>,
-    poses: &[Pose],
-    ground: u32,
-    pass: RowPass,
-    errors: &mut Vec<f64>,
-    mut record: impl FnMut(usize, Range<usize>),
-) -> bool {
-    debug_assert!(pass.errors_only());
-    let positional = pass.positional();
-    errors.clear();
-    all_written_joints(joints, positional, ground, |handle, joint, [a, b]| {
-        let start = errors.len();
-        let fixed = joint
-            .kind
-            .push_fixed_errors(&poses[a as usize], &poses[b as usize], errors);
-        record(handle.index(), start..errors.len());
-        fixed && (positional || errors.len() - start == joint.kind.row_count())
-    })
-}
-
-/// The full rows of every joint a positional pass writes, joint by joint in
-/// [`write_joint_rows_moving`]'s order, into `rows`, and each row's body slots into
-/// `bodies`, if every such joint has a fixed row structure
-/// ([`JointRows::push_fixed_rows`]); `false` (with both partly filled) otherwise.
-/// Post-stabilisation re-reads its Jacobians this way.
-pub(crate) fn push_fixed_joint_rows(
-    joints: &Arena<Joint, JointHandle>,
-    poses: &[Pose],
-    ground: u32,
-    rows: &mut Vec<(JacobianRow, f64)>,
-    bodies: &mut Vec<[u32; 2]>,
-) -> bool {
-    rows.clear();
-    bodies.clear();
-    all_written_joints(joints, true, ground, |_, joint, [a, b]| {
-        let start = rows.len();
-        let fixed = joint
-            .kind
-            .push_fixed_rows(&poses[a as usize], &poses[b as usize], rows);
-        bodies.extend(std::iter::repeat_n([a, b], rows.len() - start));
-        fixed
-    })
-}
-
-/// Calls `visit` with each joint a pass (`positional` or not) writes, in
-/// [`write_joint_rows_moving`]'s order, and its body slots, until a call returns `false`;
-/// returns whether every call returned `true`.
-fn all_written_joints(
-    joints: &Arena<Joint, JointHandle>,
-    positional: bool,
-    ground: u32,
-    mut visit: impl FnMut(JointHandle, &Joint, [u32; 2]) -> bool,
-) -> bool {
-    joints
-        .iter()
-        .filter(|(_, joint)| writes_rows(joint, positional))
-        .all(|(handle, joint)| visit(handle, joint, joint_slots(joint, ground)))
 }
 
 /// Copies each joint's last forces (and index sets) into its rows when its row count is

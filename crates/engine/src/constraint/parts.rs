@@ -158,14 +158,21 @@ pub fn linear_row_at(
 pub fn point_to_point(writer: &mut RowWriter, anchor_a: Vec3, anchor_b: Vec3) -> [usize; 3] {
     if writer.is_errors_only() {
         // Only the errors are kept: no lever arms.
-        let gap = anchor_a - anchor_b;
-        return [gap.x, gap.y, gap.z]
+        return point_errors(anchor_a, anchor_b)
             .map(|error| writer.push(Row::equality(JacobianRow::default(), error)));
     }
     [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| {
         let row = linear_row(writer, axis, anchor_a, anchor_b);
         writer.push(row)
     })
+}
+
+/// The errors of [`point_to_point`]'s rows: the gap `anchor_a - anchor_b` along the world
+/// axes (what [`linear_row_at`]'s `axis . gap` gives for the unit axes, to the bit).
+#[inline]
+pub fn point_errors(anchor_a: Vec3, anchor_b: Vec3) -> [f64; 3] {
+    let gap = anchor_a - anchor_b;
+    [gap.x, gap.y, gap.z]
 }
 
 /// The parallel-axes part: two equality rows keeping the unit world axes `axis_a` (fixed in

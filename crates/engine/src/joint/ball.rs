@@ -11,7 +11,7 @@
 //! ODE's `dJointCreateBall` (Smith, ODE manual "Ball and Socket"), in this engine's sign
 //! convention.
 
-use crate::constraint::{parts, JacobianRow, Pose, RowWriter};
+use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::WorldError;
 use crate::joint::{check_finite, JointRows};
 use crate::math::Vec3;
@@ -57,28 +57,8 @@ impl JointRows for BallJoint {
         3
     }
 
-    fn push_fixed_errors(&self, pose_a: &Pose, pose_b: &Pose, errors: &mut Vec<f64>) -> bool {
-        // As `parts::point_to_point` computes them, so both routes agree bit for bit.
-        let gap = pose_a.transform_point(self.local_anchor_a)
-            - pose_b.transform_point(self.local_anchor_b);
-        errors.extend_from_slice(&[gap.x, gap.y, gap.z]);
-        true
-    }
-
-    fn push_fixed_rows(
-        &self,
-        pose_a: &Pose,
-        pose_b: &Pose,
-        rows: &mut Vec<(JacobianRow, f64)>,
-    ) -> bool {
-        let anchor_a = pose_a.transform_point(self.local_anchor_a);
-        let anchor_b = pose_b.transform_point(self.local_anchor_b);
-        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-            // As `parts::point_to_point` writes them, so both routes agree bit for bit.
-            let row = parts::linear_row_at(pose_a, pose_b, axis, anchor_a, anchor_b);
-            rows.push((row.jacobian, row.error));
-        }
-        true
+    fn fixed_point(&self) -> Option<(Vec3, Vec3)> {
+        Some((self.local_anchor_a, self.local_anchor_b))
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {

@@ -42,6 +42,7 @@
 
 use crate::body::{BodyKind, RigidBody};
 use crate::constraint::{Pose, RowStorage, Softness};
+use crate::joint::points::PointJoints;
 use crate::joint::Joint;
 use crate::math::{turn_by_cayley, Vec3};
 use crate::world::arena::Arena;
@@ -67,7 +68,7 @@ pub(crate) struct CurvatureScratch {
     /// Each joint's slot and row range in `rows` (or in `errors`).
     ranges: Vec<(usize, Range<usize>)>,
     /// The joints' errors at those poses when every enabled joint reports them directly
-    /// ([`crate::joint::JointRows::push_fixed_errors`]).
+    /// ([`PointJoints::push_errors`]).
     errors: Vec<f64>,
 }
 
@@ -83,6 +84,7 @@ pub(crate) fn add_curvature_targets(
     scratch: &mut CurvatureScratch,
     settings: &CurvatureCorrection,
     joints: &Arena<Joint, JointHandle>,
+    points: &PointJoints,
     bodies: &Arena<RigidBody, BodyHandle>,
     hot: &HotBodies,
     softness: Softness,
@@ -115,14 +117,9 @@ pub(crate) fn add_curvature_targets(
     // Joints whose every row is a fixed, stabilised one (ball joints) report their errors
     // ahead directly; otherwise every joint's rows are written (errors only).
     let ranges = &mut scratch.ranges;
-    let fixed = crate::stepper::push_fixed_joint_errors(
-        joints,
-        &scratch.poses,
-        hot.ground(),
-        crate::constraint::RowPass::VelocityErrors,
-        &mut scratch.errors,
-        |slot, range| ranges.push((slot, range)),
-    );
+    let fixed = points.push_errors(&scratch.poses, false, &mut scratch.errors, |slot, range| {
+        ranges.push((slot, range))
+    });
     if !fixed {
         scratch.ranges.clear();
         let ranges = &mut scratch.ranges;

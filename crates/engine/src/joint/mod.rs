@@ -34,6 +34,7 @@ mod fixed;
 mod hinge;
 mod hinge2;
 mod live;
+pub(crate) mod points;
 mod slider;
 mod universal;
 mod world_api;
@@ -49,7 +50,7 @@ pub use slider::SliderJoint;
 pub use universal::UniversalJoint;
 pub use world_api::JointAxisState;
 
-use crate::constraint::{JacobianRow, Pose, RowWriter};
+use crate::constraint::{Pose, RowWriter};
 use crate::error::{JointError, WorldError};
 use crate::math::{Quat, Vec3};
 
@@ -63,31 +64,13 @@ pub trait JointRows {
     /// The number of rows [`Self::write_rows`] writes in the velocity pass.
     fn row_count(&self) -> usize;
 
-    /// Appends the position errors `C` of the rows [`Self::write_rows`] marks stabilised,
-    /// for bodies at `pose_a` and `pose_b`, in the order it writes them, and returns `true`,
-    /// if those rows always have the same count and bounds (a ball joint's three point
-    /// rows): post-stabilisation then re-reads them without the row writer. The default,
-    /// `false` with nothing appended, sends them through [`Self::write_rows`], whose rows
-    /// are checked against the last full measure's.
-    fn push_fixed_errors(&self, pose_a: &Pose, pose_b: &Pose, errors: &mut Vec<f64>) -> bool {
-        let _ = (pose_a, pose_b, errors);
-        false
-    }
-
-    /// Appends the Jacobian and error of every row [`Self::write_rows`] writes, in its
-    /// order, and returns `true`, if they are always the same number of unbounded,
-    /// stabilised rows with the joint's softness and no target (a ball joint's three point
-    /// rows): the steppers and post-stabilisation then append them without the row
-    /// writer. The default, `false` with nothing appended, writes them through
-    /// [`Self::write_rows`].
-    fn push_fixed_rows(
-        &self,
-        pose_a: &Pose,
-        pose_b: &Pose,
-        rows: &mut Vec<(JacobianRow, f64)>,
-    ) -> bool {
-        let _ = (pose_a, pose_b, rows);
-        false
+    /// The anchors on A and B (body frames) if this joint's rows are always exactly
+    /// [`crate::constraint::parts::point_to_point`]'s three rows at them: unbounded,
+    /// stabilised, with the joint's softness and no target, whatever the poses and motion
+    /// (a ball joint). The steppers and post-stabilisation then write and re-read them
+    /// without the row writer ([`points::PointJoints`]). Default: `None`.
+    fn fixed_point(&self) -> Option<(Vec3, Vec3)> {
+        None
     }
 
     /// The anchor points on A and B in their body frames, for joints built on a point
@@ -213,17 +196,8 @@ impl JointRows for JointKind {
         self.rows().row_count()
     }
 
-    fn push_fixed_errors(&self, pose_a: &Pose, pose_b: &Pose, errors: &mut Vec<f64>) -> bool {
-        self.rows().push_fixed_errors(pose_a, pose_b, errors)
-    }
-
-    fn push_fixed_rows(
-        &self,
-        pose_a: &Pose,
-        pose_b: &Pose,
-        rows: &mut Vec<(JacobianRow, f64)>,
-    ) -> bool {
-        self.rows().push_fixed_rows(pose_a, pose_b, rows)
+    fn fixed_point(&self) -> Option<(Vec3, Vec3)> {
+        self.rows().fixed_point()
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {
@@ -469,37 +443,31 @@ mod tests {
             assert_eq!((&full.lo, &full.hi), (&errors.lo, &errors.hi), "{name}");
             assert_eq!(full.stabilize, errors.stabilize, "{name}");
             assert!(errors.jacobian.is_empty() && errors.erp.is_empty());
-            // A joint that reports its errors without the writer reports exactly the
-            // positional pass's, bit for bit; one that does not, nothing.
-            let mut fixed = Vec::new();
+            // A point joint's rows computed without the writer are the writer's, bit for
+            // bit: its errors those of both passes, its full rows (Jacobians, errors, all
+            // unbounded and stabilised with the writer's softness) the full pass's.
             let [a, b] = &poses;
-            if joint.push_fixed_errors(a, b, &mut fixed) {
-                if positional {
-                    assert_eq!(fixed, errors.error, "{name}");
-                }
-            } else {
-                assert!(fixed.is_empty(), "{name}");
-            }
-            // Likewise a joint that reports its full rows: the writer's, bit for bit, all
-            // unbounded and stabilised with the writer's softness.
+            let Some((local_a, local_b)) = joint.fixed_point() else {
+                continue;
+            };
+            let (anchor_a, anchor_b) = points::world_anchors(a, b, local_a, local_b);
+            let point_errors = crate::constraint::parts::point_errors(anchor_a, anchor_b);
+            assert_eq!(point_errors.to_vec(), errors.error, "{name}");
             let mut batch = crate::constraint::FixedRows::default();
-            if joint.push_fixed_rows(a, b, &mut batch.rows) {
-                batch.blocks.push(crate::constraint::EqualityBlock {
-                    bodies: [0, 1],
-                    softness: Softness::DEFAULT,
-                    rows: batch.rows.len(),
-                });
-                let mut direct = RowStorage::default();
-                direct.push_fixed_rows(&batch);
-                assert_eq!(direct.jacobian, full.jacobian, "{name}");
-                assert_eq!(direct.error, full.error, "{name}");
-                assert_eq!((&direct.lo, &direct.hi), (&full.lo, &full.hi), "{name}");
-                assert_eq!((&direct.erp, &direct.cfm), (&full.erp, &full.cfm), "{name}");
-                assert_eq!(direct.target_velocity, full.target_velocity, "{name}");
-                assert_eq!(direct.stabilize, full.stabilize, "{name}");
-            } else {
-                assert!(batch.rows.is_empty(), "{name}");
-            }
+            points::push_point_rows(a, b, anchor_a, anchor_b, &mut batch.rows);
+            batch.blocks.push(crate::constraint::EqualityBlock {
+                bodies: [0, 1],
+                softness: Softness::DEFAULT,
+                rows: batch.rows.len(),
+            });
+            let mut direct = RowStorage::default();
+            direct.push_fixed_rows(&batch);
+            assert_eq!(direct.jacobian, full.jacobian, "{name}");
+            assert_eq!(direct.error, full.error, "{name}");
+            assert_eq!((&direct.lo, &direct.hi), (&full.lo, &full.hi), "{name}");
+            assert_eq!((&direct.erp, &direct.cfm), (&full.erp, &full.cfm), "{name}");
+            assert_eq!(direct.target_velocity, full.target_velocity, "{name}");
+            assert_eq!(direct.stabilize, full.stabilize, "{name}");
         }
     }
 

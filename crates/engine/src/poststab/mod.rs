@@ -25,6 +25,7 @@ use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::WorldError;
 use crate::island::Islands;
+use crate::joint::points::PointJoints;
 use crate::joint::Joint;
 use crate::math::{turn_by_cayley, Mat3, Vec3};
 use crate::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
@@ -132,7 +133,7 @@ pub(crate) struct PostStabilizer {
     /// ([`RowPass::PositionErrors`]): compared with `raw` to see the structure is the same.
     errors: RowStorage,
     /// The stabilised joint rows' errors at the current poses, in raw row order, when every
-    /// joint reports them directly ([`crate::joint::JointRows::push_fixed_errors`]; else
+    /// joint is a point joint ([`PointJoints::push_errors`]; else
     /// `errors` has them).
     joint_errors: Vec<f64>,
     /// Fixed-structure joints' rows on their way into `raw`.
@@ -199,6 +200,7 @@ impl PostStabilizer {
     pub(crate) fn run(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
+        points: &PointJoints,
         contacts: &mut [ContactPoint],
         order: &[u32],
         central: &[bool],
@@ -242,7 +244,7 @@ impl PostStabilizer {
         self.row_updates = 0;
         self.factorizations = 0;
         self.metric_current = false;
-        if !(contacts.is_empty() && self.reuse_structure(joints, hot, settings.tolerance)?) {
+        if !(contacts.is_empty() && self.reuse_structure(points, hot, settings.tolerance)?) {
             self.measure(joints, contacts, hot, softness, settings.tolerance)?;
         }
         stats.rows = self.rows.len();
@@ -262,7 +264,7 @@ impl PostStabilizer {
             }
             let chord =
                 chord_ready && (0..self.islands.len()).all(|k| !needs_work(k) || self.factored[k]);
-            if !chord && !self.rows_current && !self.refresh_jacobians(joints, hot) {
+            if !chord && !self.rows_current && !self.refresh_jacobians(points, hot) {
                 // Newton's step needs the Jacobians at these poses, not only the errors.
                 self.measure(joints, contacts, hot, softness, settings.tolerance)?;
             }
@@ -306,7 +308,7 @@ impl PostStabilizer {
                         self.displace(k, hot);
                     }
                 }
-                self.measure_errors(joints, contacts, hot, softness, settings.tolerance)?;
+                self.measure_errors(joints, points, contacts, hot, softness, settings.tolerance)?;
                 if self.islands.len() != islands {
                     // The islands changed under the line search: start a fresh pass (by
                     // Newton: `chord_ready` below sees the new count).
@@ -336,7 +338,14 @@ impl PostStabilizer {
                     break;
                 }
                 if halving == MAX_HALVINGS {
-                    self.measure_errors(joints, contacts, hot, softness, settings.tolerance)?;
+                    self.measure_errors(
+                        joints,
+                        points,
+                        contacts,
+                        hot,
+                        softness,
+                        settings.tolerance,
+                    )?;
                 }
             }
             chord_ready = !halved
@@ -407,6 +416,7 @@ impl PostStabilizer {
     fn measure_errors(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
+        points: &PointJoints,
         contacts: &mut [ContactPoint],
         hot: &HotBodies,
         softness: Softness,
@@ -415,14 +425,8 @@ impl PostStabilizer {
         let joint_rows = self.first_contact as usize;
         // Joints with a fixed row structure (a ball chain) report their errors without the
         // row writer or the structure check (S3: a twelfth of its step went to them).
-        let fixed = crate::stepper::push_fixed_joint_errors(
-            joints,
-            &hot.next_pose,
-            hot.ground(),
-            RowPass::PositionErrors,
-            &mut self.joint_errors,
-            |_, _| {},
-        ) && self.joint_errors.len() == joint_rows;
+        let fixed = points.push_errors(&hot.next_pose, true, &mut self.joint_errors, |_, _| {})
+            && self.joint_errors.len() == joint_rows;
         if !fixed {
             self.errors.clear();
             write_joints(
@@ -470,10 +474,10 @@ impl PostStabilizer {
     /// values) at `hot.next_pose` in place, leaving their bodies, bounds, softness, islands
     /// and order as the last full measure wrote them. Returns `false`, changing nothing the
     /// full measure does not rewrite, if a joint has no fixed row structure
-    /// ([`crate::joint::JointRows::push_fixed_rows`]). S3: a Newton pass spent a third of
+    /// ([`crate::joint::JointRows::fixed_point`]). S3: a Newton pass spent a third of
     /// its time re-writing every column of the raw rows and gathering them into islands.
-    fn refresh_jacobians(&mut self, joints: &Arena<Joint, JointHandle>, hot: &HotBodies) -> bool {
-        if !self.push_joint_rows(joints, hot)
+    fn refresh_jacobians(&mut self, points: &PointJoints, hot: &HotBodies) -> bool {
+        if !self.push_joint_rows(points, hot)
             || self.fixed_rows.rows.len() != self.first_contact as usize
         {
             return false;
@@ -500,13 +504,13 @@ impl PostStabilizer {
     /// re-writes no raw rows and gathers no islands before its first pass.
     fn reuse_structure(
         &mut self,
-        joints: &Arena<Joint, JointHandle>,
+        points: &PointJoints,
         hot: &HotBodies,
         tolerance: f64,
     ) -> Result<bool, WorldError> {
         let reusable = self.first_contact as usize == self.raw.len()
             && self.islands.same_dynamic(&hot.dynamic)
-            && self.push_joint_rows(joints, hot)
+            && self.push_joint_rows(points, hot)
             && self.fixed_bodies == self.raw.bodies;
         if !reusable {
             return Ok(false);
@@ -524,11 +528,9 @@ impl PostStabilizer {
 
     /// Every post-stabilised joint's full rows at `hot.next_pose` into `self.fixed_rows`
     /// and their bodies into `self.fixed_bodies`, if all have a fixed row structure.
-    fn push_joint_rows(&mut self, joints: &Arena<Joint, JointHandle>, hot: &HotBodies) -> bool {
-        crate::stepper::push_fixed_joint_rows(
-            joints,
+    fn push_joint_rows(&mut self, points: &PointJoints, hot: &HotBodies) -> bool {
+        points.push_stabilized_rows(
             &hot.next_pose,
-            hot.ground(),
             &mut self.fixed_rows.rows,
             &mut self.fixed_bodies,
         )

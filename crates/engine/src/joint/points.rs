@@ -1,0 +1,165 @@
+//! The step's point joints (ball joints) as flat arrays.
+//!
+//! A point joint's rows are always the three point-to-point rows at its two anchors
+//! ([`JointRows::fixed_point`]), so its errors and Jacobians can be computed without the
+//! row writer. The curvature look-ahead and every post-stabilisation pass re-read them (S3:
+//! about four times a step); walking the joint arena each time, with a dispatch and a
+//! filter per joint, cost as much as the anchors' arithmetic. [`PointJoints::gather`]
+//! copies the slots and anchors out once a step, in the order the steppers write joints.
+
+use std::ops::Range;
+
+use crate::constraint::{parts, JacobianRow, Pose};
+use crate::joint::{Joint, JointRows};
+use crate::math::Vec3;
+use crate::world::arena::Arena;
+use crate::world::JointHandle;
+
+/// The enabled joints of one step, if they are point joints, in arena order (that of
+/// [`crate::stepper::write_joint_rows_moving`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PointJoints {
+    joints: Vec<PointJoint>,
+    /// Whether every enabled joint is a point joint (the velocity passes' joints).
+    all_enabled: bool,
+    /// Whether every post-stabilised enabled joint is a point joint (the positional
+    /// passes' joints).
+    all_stabilized: bool,
+}
+
+/// One point joint of [`PointJoints`].
+#[derive(Debug, Clone, Copy)]
+struct PointJoint {
+    /// Its anchors in A's and B's body frames.
+    anchors: [Vec3; 2],
+    /// The solver slots of its bodies (the ground's for the static world).
+    bodies: [u32; 2],
+    /// Its arena slot.
+    slot: u32,
+    /// Whether post-stabilisation projects it.
+    stabilized: bool,
+}
+
+impl PointJoints {
+    /// Reads the enabled joints of `joints` (`ground`: the static world's slot). Joints
+    /// that are not point joints are not listed; they only clear the flags saying the
+    /// list is complete.
+    pub(crate) fn gather(&mut self, joints: &Arena<Joint, JointHandle>, ground: u32) {
+        self.joints.clear();
+        self.all_enabled = true;
+        self.all_stabilized = true;
+        for (handle, joint) in joints.iter().filter(|(_, joint)| joint.enabled) {
+            let Some((anchor_a, anchor_b)) = joint.kind.fixed_point() else {
+                self.all_enabled = false;
+                self.all_stabilized &= !joint.post_stabilize;
+                continue;
+            };
+            self.joints.push(PointJoint {
+                anchors: [anchor_a, anchor_b],
+                bodies: crate::stepper::joint_slots(joint, ground),
+                slot: handle.index() as u32,
+                stabilized: joint.post_stabilize,
+            });
+        }
+    }
+
+    /// Whether the joints a pass writes (the post-stabilised ones if `positional`, else
+    /// every enabled one) are all listed.
+    pub(crate) fn complete(&self, positional: bool) -> bool {
+        if positional {
+            self.all_stabilized
+        } else {
+            self.all_enabled
+        }
+    }
+
+    /// The listed joints a pass (`positional` or not) writes.
+    fn written(&self, positional: bool) -> impl Iterator<Item = &PointJoint> + '_ {
+        self.joints
+            .iter()
+            .filter(move |joint| joint.stabilized || !positional)
+    }
+
+    /// Fills `errors` with the errors of the rows a pass (`positional` or not) writes,
+    /// joint by joint in the steppers' order, for bodies at `poses` (indexed by slot),
+    /// `record` receiving each joint's slot and range in `errors`, and returns `true`, if
+    /// the pass's joints are all point joints ([`Self::complete`]); else returns `false`
+    /// with `errors` empty, and the caller writes the rows.
+    pub(crate) fn push_errors(
+        &self,
+        poses: &[Pose],
+        positional: bool,
+        errors: &mut Vec<f64>,
+        mut record: impl FnMut(usize, Range<usize>),
+    ) -> bool {
+        errors.clear();
+        if !self.complete(positional) {
+            return false;
+        }
+        for joint in self.written(positional) {
+            let ([a, b], [local_a, local_b]) = (joint.bodies, joint.anchors);
+            let (anchor_a, anchor_b) =
+                world_anchors(&poses[a as usize], &poses[b as usize], local_a, local_b);
+            let start = errors.len();
+            errors.extend_from_slice(&parts::point_errors(anchor_a, anchor_b));
+            record(joint.slot as usize, start..start + 3);
+        }
+        true
+    }
+
+    /// Fills `rows` with the full rows (Jacobian and error) of the post-stabilised joints
+    /// for bodies at `poses`, in the steppers' order, and `bodies` with each row's body
+    /// slots, and returns `true`, if those joints are all point joints; else returns
+    /// `false` with both empty.
+    pub(crate) fn push_stabilized_rows(
+        &self,
+        poses: &[Pose],
+        rows: &mut Vec<(JacobianRow, f64)>,
+        bodies: &mut Vec<[u32; 2]>,
+    ) -> bool {
+        rows.clear();
+        bodies.clear();
+        if !self.complete(true) {
+            return false;
+        }
+        for joint in self.written(true) {
+            let ([a, b], [local_a, local_b]) = (joint.bodies, joint.anchors);
+            let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
+            let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, local_a, local_b);
+            push_point_rows(pose_a, pose_b, anchor_a, anchor_b, rows);
+            bodies.extend_from_slice(&[[a, b]; 3]);
+        }
+        true
+    }
+}
+
+/// Appends the three point rows (Jacobian and error) of anchors `anchor_a` and `anchor_b`
+/// (world) for bodies at `pose_a` and `pose_b` to `rows`.
+#[inline]
+pub(crate) fn push_point_rows(
+    pose_a: &Pose,
+    pose_b: &Pose,
+    anchor_a: Vec3,
+    anchor_b: Vec3,
+    rows: &mut Vec<(JacobianRow, f64)>,
+) {
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        // As `parts::point_to_point` writes them, so both routes agree bit for bit.
+        let row = parts::linear_row_at(pose_a, pose_b, axis, anchor_a, anchor_b);
+        rows.push((row.jacobian, row.error));
+    }
+}
+
+/// The world anchors of body-frame anchors `local_a` (on A, at `pose_a`) and `local_b`.
+#[inline]
+pub(crate) fn world_anchors(
+    pose_a: &Pose,
+    pose_b: &Pose,
+    local_a: Vec3,
+    local_b: Vec3,
+) -> (Vec3, Vec3) {
+    (
+        pose_a.transform_point(local_a),
+        pose_b.transform_point(local_b),
+    )
+}
