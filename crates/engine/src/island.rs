@@ -157,6 +157,12 @@ impl Islands {
         (position != NONE).then_some(position as usize)
     }
 
+    /// Whether the last [`Self::build`]'s order is every raw row in producer order (nothing
+    /// dropped, the islands' rows already consecutive): sorted row `i` is raw row `i`.
+    pub(crate) fn identity(&self) -> bool {
+        self.identity
+    }
+
     /// All bodies in islands.
     pub(crate) fn body_count(&self) -> usize {
         self.bodies.len()

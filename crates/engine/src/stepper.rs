@@ -485,7 +485,7 @@ pub(crate) fn write_joint_rows_moving(
         // these passes; its rows are all stabilised, so positional passes keep them all).
         if let (false, Some((local_a, local_b))) = (pass.errors_only(), joint.kind.fixed_point()) {
             let before = fixed_rows.rows.len();
-            let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, local_a, local_b);
+            let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, *local_a, *local_b);
             push_point_rows(pose_a, pose_b, anchor_a, anchor_b, &mut fixed_rows.rows);
             let rows = fixed_rows.rows.len() - before;
             fixed_rows.blocks.push(EqualityBlock {

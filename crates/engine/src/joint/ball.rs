@@ -57,8 +57,8 @@ impl JointRows for BallJoint {
         3
     }
 
-    fn fixed_point(&self) -> Option<(Vec3, Vec3)> {
-        Some((self.local_anchor_a, self.local_anchor_b))
+    fn fixed_point(&self) -> Option<(&Vec3, &Vec3)> {
+        Some((&self.local_anchor_a, &self.local_anchor_b))
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {

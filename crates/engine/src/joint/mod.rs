@@ -68,8 +68,10 @@ pub trait JointRows {
     /// [`crate::constraint::parts::point_to_point`]'s three rows at them: unbounded,
     /// stabilised, with the joint's softness and no target, whatever the poses and motion
     /// (a ball joint). The steppers and post-stabilisation then write and re-read them
-    /// without the row writer ([`points::PointJoints`]). Default: `None`.
-    fn fixed_point(&self) -> Option<(Vec3, Vec3)> {
+    /// without the row writer ([`points::PointJoints`]). By reference: copied out of a
+    /// returned tuple, the anchors went through the stack in mismatched widths (stalled
+    /// store-to-load forwards, five times the cost of the copy). Default: `None`.
+    fn fixed_point(&self) -> Option<(&Vec3, &Vec3)> {
         None
     }
 
@@ -196,8 +198,18 @@ impl JointRows for JointKind {
         self.rows().row_count()
     }
 
-    fn fixed_point(&self) -> Option<(Vec3, Vec3)> {
-        self.rows().fixed_point()
+    fn fixed_point(&self) -> Option<(&Vec3, &Vec3)> {
+        // Dispatched statically (each type's answer inlined, not returned through memory
+        // from a virtual call): the steppers ask every joint every step.
+        match self {
+            JointKind::Ball(j) => j.fixed_point(),
+            JointKind::Hinge(j) => j.fixed_point(),
+            JointKind::Slider(j) => j.fixed_point(),
+            JointKind::Fixed(j) => j.fixed_point(),
+            JointKind::Universal(j) => j.fixed_point(),
+            JointKind::Hinge2(j) => j.fixed_point(),
+            JointKind::Distance(j) => j.fixed_point(),
+        }
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {
@@ -450,7 +462,7 @@ mod tests {
             let Some((local_a, local_b)) = joint.fixed_point() else {
                 continue;
             };
-            let (anchor_a, anchor_b) = points::world_anchors(a, b, local_a, local_b);
+            let (anchor_a, anchor_b) = points::world_anchors(a, b, *local_a, *local_b);
             let point_errors = crate::constraint::parts::point_errors(anchor_a, anchor_b);
             assert_eq!(point_errors.to_vec(), errors.error, "{name}");
             let mut batch = crate::constraint::FixedRows::default();

@@ -454,6 +454,12 @@ impl PostStabilizer {
         } else {
             &self.errors.error
         };
+        if self.islands.identity() && self.rows.len() == joint_rows {
+            // Every row a joint's, in producer order (a chain): one copy.
+            self.rows.error.copy_from_slice(&joint_errors[..joint_rows]);
+            self.rows_current = false;
+            return self.assess(tolerance);
+        }
         let origin = &self.islands.origin[..self.rows.len()];
         for (error, &raw) in self.rows.error.iter_mut().zip(origin) {
             let raw = raw as usize;
@@ -538,6 +544,14 @@ impl PostStabilizer {
 
     /// Copies `self.fixed_rows` (raw joint rows) into the sorted rows' Jacobians and errors.
     fn write_joint_jacobians(&mut self) {
+        if self.islands.identity() && self.rows.len() == self.fixed_rows.rows.len() {
+            // Every row a joint's, in producer order (a chain): no position lookups.
+            let sorted = self.rows.jacobian.iter_mut().zip(&mut self.rows.error);
+            for ((jacobian, error), row) in sorted.zip(&self.fixed_rows.rows) {
+                (*jacobian, *error) = *row;
+            }
+            return;
+        }
         for (raw, (jacobian, error)) in self.fixed_rows.rows.iter().enumerate() {
             if let Some(i) = self.islands.sorted_position(raw) {
                 self.rows.jacobian[i] = *jacobian;
@@ -556,7 +570,22 @@ impl PostStabilizer {
         self.unresolved.clear();
         for k in 0..self.islands.len() {
             let (mut largest, mut squares, mut unresolved) = (0.0f64, 0.0, false);
-            for i in self.islands.rows(k) {
+            let rows = self.islands.rows(k);
+            if self.islands.nub(k) == rows.len() {
+                // Only unbounded rows (joints'; a contact's is one-sided): each violates by
+                // `|C|`, against `tolerance`. The same sums without a bounds test and a
+                // contact lookup per row (a chain's every pass).
+                for &c in &self.rows.error[rows] {
+                    let v = c.abs();
+                    largest = largest.max(v);
+                    squares += v * v;
+                }
+                self.largest.push(largest);
+                self.squares.push(squares);
+                self.unresolved.push(largest > tolerance);
+                continue;
+            }
+            for i in rows {
                 let v = violation(self.rows.error[i], self.rows.lo[i], self.rows.hi[i]);
                 largest = largest.max(v);
                 squares += v * v;
