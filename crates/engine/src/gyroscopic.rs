@@ -180,6 +180,37 @@ pub fn angular_velocity_after_step(
     finite_step(step)
 }
 
+/// [`angular_velocity_after_step`] for the stepper's phase 1, for a dynamic `body` with its
+/// own torque and mode. The implicit mode (the default) reads the body in place and skips
+/// the input checks, a seventh of its cost: a body's inertia is validated when it is built,
+/// the stepper checks `h`, and a non-finite angular velocity, orientation or torque makes
+/// the answer non-finite (or the modified inertia singular), which the stepper refuses
+/// with the same error. The answer is the public function's, to the bit.
+pub(crate) fn angular_velocity_in_step(
+    body: &crate::body::RigidBody,
+    h: f64,
+) -> Result<AngularStep, IntegrationError> {
+    let inertia = body.mass_properties.inertia_ref();
+    let (w, torque) = (body.velocity.angular, body.torque);
+    if body.gyroscopic_mode != GyroscopicMode::Implicit {
+        return angular_velocity_after_step(
+            &RotationalState::of(body),
+            torque,
+            h,
+            body.gyroscopic_mode,
+        );
+    }
+    let angular_velocity = if torque == Vec3::ZERO && is_isotropic(inertia) {
+        w
+    } else {
+        implicit_in_body_frame(body.orientation.normalize(), inertia, w, torque, h)?
+    };
+    Ok(AngularStep {
+        angular_velocity,
+        convergence: Convergence::CLOSED_FORM,
+    })
+}
+
 /// [`GyroscopicMode::Conserving`]'s step with explicit Newton settings.
 pub fn conserving_step(
     state: &RotationalState,

@@ -50,7 +50,7 @@ use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::{IntegrationError, WorldError};
-use crate::gyroscopic::{angular_velocity_after_step, RotationalState};
+use crate::gyroscopic::angular_velocity_in_step;
 use crate::integrate::{applied_force, damping_factor, pose_after_step};
 use crate::island::Islands;
 use crate::joint::curvature::{add_curvature_targets, CurvatureScratch};
@@ -405,13 +405,9 @@ fn predict_velocities(
                 hot.inverse_inertia_body[slot] = body.inverse_inertia_body;
                 let acceleration = applied_force(body, gravity) * body.inverse_mass;
                 let linear = damped(velocity[0] + h * acceleration, body.linear_damping, h);
-                let step = angular_velocity_after_step(
-                    &RotationalState::of(body),
-                    body.torque,
-                    h,
-                    body.gyroscopic_mode,
-                )
-                .map_err(|e| integration_error(e, handle_at(bodies, slot), StepPhase::Forces))?;
+                let step = angular_velocity_in_step(body, h).map_err(|e| {
+                    integration_error(e, handle_at(bodies, slot), StepPhase::Forces)
+                })?;
                 if !step.convergence.converged {
                     stats.gyroscopic_fallbacks += 1;
                 }
@@ -484,16 +480,15 @@ pub(crate) fn write_joint_rows_moving(
         // A fixed-structure joint's full rows without the writer (every column is kept in
         // these passes; its rows are all stabilised, so positional passes keep them all).
         if let (false, Some((local_a, local_b))) = (pass.errors_only(), joint.kind.fixed_point()) {
-            let before = fixed_rows.rows.len();
+            let before = fixed_rows.pending();
             let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, *local_a, *local_b);
-            push_point_rows(pose_a, pose_b, anchor_a, anchor_b, &mut fixed_rows.rows);
-            let rows = fixed_rows.rows.len() - before;
-            fixed_rows.blocks.push(EqualityBlock {
+            push_point_rows(pose_a, pose_b, anchor_a, anchor_b, storage);
+            fixed_rows.push(EqualityBlock {
                 bodies: [a, b],
                 softness: joint.softness.unwrap_or(softness),
-                rows,
+                rows: 3,
             });
-            record(handle.index(), start + before..start + before + rows);
+            record(handle.index(), start + before..start + before + 3);
             continue;
         }
         fixed_rows.flush_into(storage);

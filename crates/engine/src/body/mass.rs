@@ -61,6 +61,11 @@ impl MassProperties {
         self.inertia
     }
 
+    /// [`Self::inertia`] by reference (the stepper reads it for every body every step).
+    pub(crate) fn inertia_ref(&self) -> &Mat3 {
+        &self.inertia
+    }
+
     /// Principal moments of inertia (eigenvalues of [`Self::inertia`]) in ascending order.
     pub fn principal_moments(&self) -> [f64; 3] {
         validate::principal_moments(self.inertia)

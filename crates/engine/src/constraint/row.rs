@@ -126,27 +126,39 @@ impl Row {
     }
 }
 
-/// Fixed-structure joints' rows on their way into a [`RowStorage`]
-/// ([`RowStorage::push_fixed_rows`]): consecutive joints' Jacobians and errors, and each
-/// joint's bodies, softness and row count.
+/// Fixed-structure joints' rows on their way into a [`RowStorage`]: their Jacobians and
+/// errors are pushed onto its `jacobian` and `error` columns directly, and the batch keeps
+/// each joint's bodies, softness and row count, from which [`Self::flush_into`] completes
+/// the other columns ([`RowStorage::complete_fixed_rows`]). Until then the storage's
+/// `jacobian` and `error` columns are longer than the others by [`Self::pending`].
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FixedRows {
-    pub(crate) rows: Vec<(JacobianRow, f64)>,
-    pub(crate) blocks: Vec<EqualityBlock>,
+    blocks: Vec<EqualityBlock>,
+    pending: usize,
 }
 
 impl FixedRows {
     /// Empties the batch.
     pub(crate) fn clear(&mut self) {
-        self.rows.clear();
         self.blocks.clear();
+        self.pending = 0;
     }
 
-    /// Appends the batch's rows to `storage` ([`RowStorage::push_fixed_rows`]), if any, and
-    /// empties it.
+    /// Rows whose Jacobians and errors were pushed since the last flush.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Records a joint's rows, whose Jacobians and errors were just pushed.
+    pub(crate) fn push(&mut self, block: EqualityBlock) {
+        self.pending += block.rows;
+        self.blocks.push(block);
+    }
+
+    /// Completes the batch's rows in `storage`, if any, and empties it.
     pub(crate) fn flush_into(&mut self, storage: &mut RowStorage) {
         if !self.blocks.is_empty() {
-            storage.push_fixed_rows(self);
+            storage.complete_fixed_rows(self);
             self.clear();
         }
     }
@@ -295,23 +307,22 @@ impl RowStorage {
         }
     }
 
-    /// Appends every joint's rows of `batch`: unbounded, stabilised rows of the joint's
-    /// bodies with its softness, no target and no warm start, from each row's Jacobian and
-    /// error (fixed-structure joints' rows, [`crate::joint::JointRows::push_fixed_rows`],
+    /// Completes every joint's rows of `batch`, whose Jacobians and errors are already
+    /// pushed: unbounded, stabilised rows of the joint's bodies with its softness, no target
+    /// and no warm start (point joints' rows, [`crate::joint::JointRows::fixed_point`],
     /// without the writer). Each column is extended once for the whole batch: S3's hundred
     /// ball joints spent half their row writing on per-joint extends.
-    pub(crate) fn push_fixed_rows(&mut self, batch: &FixedRows) {
-        let n = batch.rows.len();
+    pub(crate) fn complete_fixed_rows(&mut self, batch: &FixedRows) {
+        let n = batch.pending;
         let blocks = &batch.blocks;
-        debug_assert_eq!(blocks.iter().map(|b| b.rows).sum::<usize>(), n);
+        debug_assert_eq!(self.jacobian.len(), self.bodies.len() + n);
+        debug_assert_eq!(self.error.len(), self.bodies.len() + n);
         self.bodies.reserve(n);
         self.bodies.extend(
             blocks
                 .iter()
                 .flat_map(|b| std::iter::repeat_n(b.bodies, b.rows)),
         );
-        self.jacobian.extend(batch.rows.iter().map(|r| r.0));
-        self.error.extend(batch.rows.iter().map(|r| r.1));
         self.erp.reserve(n);
         self.erp.extend(
             blocks

@@ -466,14 +466,14 @@ mod tests {
             let point_errors = crate::constraint::parts::point_errors(anchor_a, anchor_b);
             assert_eq!(point_errors.to_vec(), errors.error, "{name}");
             let mut batch = crate::constraint::FixedRows::default();
-            points::push_point_rows(a, b, anchor_a, anchor_b, &mut batch.rows);
-            batch.blocks.push(crate::constraint::EqualityBlock {
+            let mut direct = RowStorage::default();
+            points::push_point_rows(a, b, anchor_a, anchor_b, &mut direct);
+            batch.push(crate::constraint::EqualityBlock {
                 bodies: [0, 1],
                 softness: Softness::DEFAULT,
-                rows: batch.rows.len(),
+                rows: 3,
             });
-            let mut direct = RowStorage::default();
-            direct.push_fixed_rows(&batch);
+            batch.flush_into(&mut direct);
             assert_eq!(direct.jacobian, full.jacobian, "{name}");
             assert_eq!(direct.error, full.error, "{name}");
             assert_eq!((&direct.lo, &direct.hi), (&full.lo, &full.hi), "{name}");

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::constraint::{parts, JacobianRow, Pose};
+use crate::constraint::{parts, JacobianRow, Pose, RowStorage};
 use crate::joint::{Joint, JointRows};
 use crate::math::Vec3;
 use crate::world::arena::Arena;
@@ -132,28 +132,86 @@ impl PointJoints {
             let ([a, b], [local_a, local_b]) = (joint.bodies, joint.anchors);
             let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
             let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, local_a, local_b);
-            push_point_rows(pose_a, pose_b, anchor_a, anchor_b, rows);
+            point_rows(pose_a, pose_b, anchor_a, anchor_b, |jacobian, error| {
+                rows.push((jacobian, error));
+            });
             bodies.extend_from_slice(&[[a, b]; 3]);
         }
         true
     }
 }
 
-/// Appends the three point rows (Jacobian and error) of anchors `anchor_a` and `anchor_b`
-/// (world) for bodies at `pose_a` and `pose_b` to `rows`.
-#[inline]
+impl PointJoints {
+    /// Writes the full rows of the post-stabilised joints for bodies at `poses` straight
+    /// into `jacobian` and `error` (rows in the steppers' order, as many as the joints
+    /// have), and returns `true`, if those joints are all point joints with exactly that
+    /// many rows and, given `bodies` (each row's body slots as last written), on those
+    /// bodies; else returns `false`, having written some rows. Post-stabilisation's chain
+    /// re-reads its rows this way, without a staging buffer.
+    pub(crate) fn write_stabilized_rows(
+        &self,
+        poses: &[Pose],
+        bodies: Option<&[[u32; 2]]>,
+        jacobian: &mut [JacobianRow],
+        error: &mut [f64],
+    ) -> bool {
+        if !self.complete(true) || jacobian.len() != error.len() {
+            return false;
+        }
+        let mut row = 0;
+        for joint in self.written(true) {
+            let ([a, b], [local_a, local_b]) = (joint.bodies, joint.anchors);
+            let rows = row..row + 3;
+            if rows.end > jacobian.len()
+                || bodies.is_some_and(|bodies| bodies[rows.clone()] != [[a, b]; 3])
+            {
+                return false;
+            }
+            let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
+            let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, local_a, local_b);
+            let sorted = jacobian[rows.clone()].iter_mut().zip(&mut error[rows]);
+            for ((jacobian, error), axis) in sorted.zip([Vec3::X, Vec3::Y, Vec3::Z]) {
+                // As `parts::point_to_point` writes them, so both routes agree bit for bit.
+                let point = parts::linear_row_at(pose_a, pose_b, axis, anchor_a, anchor_b);
+                (*jacobian, *error) = (point.jacobian, point.error);
+            }
+            row += 3;
+        }
+        row == jacobian.len()
+    }
+}
+
+/// The three point rows (Jacobian and error) of world anchors `anchor_a` and `anchor_b`
+/// for bodies at `pose_a` and `pose_b`, each handed to `put`, as
+/// [`parts::point_to_point`] writes them (both routes agree bit for bit).
+#[inline(always)]
+fn point_rows(
+    pose_a: &Pose,
+    pose_b: &Pose,
+    anchor_a: Vec3,
+    anchor_b: Vec3,
+    mut put: impl FnMut(JacobianRow, f64),
+) {
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        let row = parts::linear_row_at(pose_a, pose_b, axis, anchor_a, anchor_b);
+        put(row.jacobian, row.error);
+    }
+}
+
+/// Pushes the three point rows' Jacobians and errors of anchors `anchor_a` and `anchor_b`
+/// (world) for bodies at `pose_a` and `pose_b` onto `storage`'s `jacobian` and `error`
+/// columns, for a [`crate::constraint::FixedRows`] batch to complete.
 pub(crate) fn push_point_rows(
     pose_a: &Pose,
     pose_b: &Pose,
     anchor_a: Vec3,
     anchor_b: Vec3,
-    rows: &mut Vec<(JacobianRow, f64)>,
+    storage: &mut RowStorage,
 ) {
-    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-        // As `parts::point_to_point` writes them, so both routes agree bit for bit.
-        let row = parts::linear_row_at(pose_a, pose_b, axis, anchor_a, anchor_b);
-        rows.push((row.jacobian, row.error));
-    }
+    point_rows(pose_a, pose_b, anchor_a, anchor_b, |jacobian, error| {
+        storage.jacobian.push(jacobian);
+        storage.error.push(error);
+    });
 }
 
 /// The world anchors of body-frame anchors `local_a` (on A, at `pose_a`) and `local_b`.

@@ -18,7 +18,7 @@
 
 mod active_set;
 
-use crate::constraint::{FixedRows, Pose, RowPass, RowStorage, Softness};
+use crate::constraint::{FixedRows, JacobianRow, Pose, RowPass, RowStorage, Softness};
 use crate::contact::rows::{write_positional_rows, PositionalContact, CENTRAL_CONTACT_TOLERANCE};
 use crate::contact::ContactPoint;
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
@@ -138,7 +138,10 @@ pub(crate) struct PostStabilizer {
     joint_errors: Vec<f64>,
     /// Fixed-structure joints' rows on their way into `raw`.
     fixed_rows: FixedRows,
-    /// The body slots of each row of `fixed_rows.rows` when re-read.
+    /// Point joints' rows (Jacobian and error) re-read at the current poses, staged for
+    /// sorted rows not in producer order ([`Self::rewrite_joint_rows`]).
+    staged: Vec<(JacobianRow, f64)>,
+    /// The body slots of each row of `staged`.
     fixed_bodies: Vec<[u32; 2]>,
     /// Whether `rows` (Jacobians, `mass`) were written at the current poses; after a
     /// [`PostStabilizer::measure_errors`] only their errors are.
@@ -483,12 +486,9 @@ impl PostStabilizer {
     /// ([`crate::joint::JointRows::fixed_point`]). S3: a Newton pass spent a third of
     /// its time re-writing every column of the raw rows and gathering them into islands.
     fn refresh_jacobians(&mut self, points: &PointJoints, hot: &HotBodies) -> bool {
-        if !self.push_joint_rows(points, hot)
-            || self.fixed_rows.rows.len() != self.first_contact as usize
-        {
+        if !self.rewrite_joint_rows(points, hot, false) {
             return false;
         }
-        self.write_joint_jacobians();
         let first_contact = self.first_contact as usize;
         for (c, &p) in self.contact_order.iter().enumerate() {
             if let Some(i) = self.islands.sorted_position(first_contact + c) {
@@ -516,12 +516,10 @@ impl PostStabilizer {
     ) -> Result<bool, WorldError> {
         let reusable = self.first_contact as usize == self.raw.len()
             && self.islands.same_dynamic(&hot.dynamic)
-            && self.push_joint_rows(points, hot)
-            && self.fixed_bodies == self.raw.bodies;
+            && self.rewrite_joint_rows(points, hot, true);
         if !reusable {
             return Ok(false);
         }
-        self.write_joint_jacobians();
         // As the full measure leaves them: joint rows remember no multiplier.
         self.remembered.clear();
         self.remembered.resize(self.rows.len(), 0.0);
@@ -532,27 +530,46 @@ impl PostStabilizer {
         Ok(true)
     }
 
-    /// Every post-stabilised joint's full rows at `hot.next_pose` into `self.fixed_rows`
-    /// and their bodies into `self.fixed_bodies`, if all have a fixed row structure.
-    fn push_joint_rows(&mut self, points: &PointJoints, hot: &HotBodies) -> bool {
-        points.push_stabilized_rows(
-            &hot.next_pose,
-            &mut self.fixed_rows.rows,
-            &mut self.fixed_bodies,
-        )
+    /// Re-writes the sorted joint rows' Jacobians and errors at `hot.next_pose` if every
+    /// post-stabilised joint has a fixed row structure (and, if `check_bodies`, the same
+    /// bodies row by row as the raw rows); else returns `false`, having changed only what
+    /// the full measure rewrites. Rows in producer order (a chain) are written in place:
+    /// staged in `staged` and copied, they were two more passes over a chain's rows,
+    /// and a buffer that pushed S3's working set further out of the second-level cache.
+    fn rewrite_joint_rows(
+        &mut self,
+        points: &PointJoints,
+        hot: &HotBodies,
+        check_bodies: bool,
+    ) -> bool {
+        let joint_rows = self.first_contact as usize;
+        if self.islands.identity() && self.rows.len() >= joint_rows {
+            let bodies = check_bodies.then_some(&self.raw.bodies[..joint_rows]);
+            return points.write_stabilized_rows(
+                &hot.next_pose,
+                bodies,
+                &mut self.rows.jacobian[..joint_rows],
+                &mut self.rows.error[..joint_rows],
+            );
+        }
+        let written = self.push_joint_rows(points, hot)
+            && self.staged.len() == joint_rows
+            && (!check_bodies || self.fixed_bodies == self.raw.bodies);
+        if written {
+            self.write_joint_jacobians();
+        }
+        written
     }
 
-    /// Copies `self.fixed_rows` (raw joint rows) into the sorted rows' Jacobians and errors.
+    /// Every post-stabilised joint's full rows at `hot.next_pose` into `self.staged`
+    /// and their bodies into `self.fixed_bodies`, if all have a fixed row structure.
+    fn push_joint_rows(&mut self, points: &PointJoints, hot: &HotBodies) -> bool {
+        points.push_stabilized_rows(&hot.next_pose, &mut self.staged, &mut self.fixed_bodies)
+    }
+
+    /// Copies `self.staged` (raw joint rows) into the sorted rows' Jacobians and errors.
     fn write_joint_jacobians(&mut self) {
-        if self.islands.identity() && self.rows.len() == self.fixed_rows.rows.len() {
-            // Every row a joint's, in producer order (a chain): no position lookups.
-            let sorted = self.rows.jacobian.iter_mut().zip(&mut self.rows.error);
-            for ((jacobian, error), row) in sorted.zip(&self.fixed_rows.rows) {
-                (*jacobian, *error) = *row;
-            }
-            return;
-        }
-        for (raw, (jacobian, error)) in self.fixed_rows.rows.iter().enumerate() {
+        for (raw, (jacobian, error)) in self.staged.iter().enumerate() {
             if let Some(i) = self.islands.sorted_position(raw) {
                 self.rows.jacobian[i] = *jacobian;
                 self.rows.error[i] = *error;
