@@ -57,7 +57,7 @@ use crate::joint::curvature::{add_curvature_targets, CurvatureScratch};
 use crate::joint::points::{push_point_rows, world_anchors, PointJoints};
 use crate::joint::{Joint, JointFeedback, JointRows};
 use crate::math::Vec3;
-use crate::poststab::PostStabilizer;
+use crate::poststab::{PostStabilizer, SharedFactors};
 use crate::sleep::Activity;
 use crate::sparse::{scatter, sparse_residual, LaneBlocks, RowMass, SparseOperator};
 use crate::sparse_exact::{SparseExactSolver, SparseIsland};
@@ -342,6 +342,11 @@ impl World {
                 settings.softness,
                 &settings.post_stabilization,
                 &mut stats.post_stabilization,
+                SharedFactors {
+                    mass: &mut s.mass,
+                    envelope: &mut s.envelope,
+                    skyline: &mut s.skyline,
+                },
             )?;
         }
         stats.times.post_stabilization = clock.elapsed();

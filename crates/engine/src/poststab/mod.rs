@@ -106,6 +106,14 @@ const MAX_HALVINGS: usize = 5;
 /// errors only about threefold).
 const CHORD_CONTRACTION: f64 = 0.01;
 
+/// The velocity solve's `M^-1 J^T`, envelope scratch and factorisation, lent to
+/// [`PostStabilizer::run`].
+pub(crate) struct SharedFactors<'a> {
+    pub(crate) mass: &'a mut RowMass,
+    pub(crate) envelope: &'a mut EnvelopeBuilder,
+    pub(crate) skyline: &'a mut Skyline,
+}
+
 /// Buffers of the post-stabilisation pass, reused between steps.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PostStabilizer {
@@ -201,6 +209,44 @@ impl PostStabilizer {
     /// one step) the full step can overshoot, and the search keeps the projection monotone.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
+        &mut self,
+        joints: &Arena<Joint, JointHandle>,
+        points: &PointJoints,
+        contacts: &mut [ContactPoint],
+        order: &[u32],
+        central: &[bool],
+        hot: &mut HotBodies,
+        softness: Softness,
+        settings: &PostStabilization,
+        stats: &mut PostStabilizationStats,
+        shared: SharedFactors<'_>,
+    ) -> Result<(), WorldError> {
+        // The velocity solve's buffers are free until the next step: the passes borrow
+        // them (swapped in and back) instead of keeping their own copies, which pushed
+        // S3's working set further out of the second-level cache.
+        let SharedFactors {
+            mass,
+            envelope,
+            skyline,
+        } = shared;
+        if self.skylines.is_empty() {
+            self.skylines.push(Skyline::default());
+        }
+        std::mem::swap(&mut self.mass, mass);
+        std::mem::swap(&mut self.envelope, envelope);
+        std::mem::swap(&mut self.skylines[0], skyline);
+        let result = self.project(
+            joints, points, contacts, order, central, hot, softness, settings, stats,
+        );
+        std::mem::swap(&mut self.mass, mass);
+        std::mem::swap(&mut self.envelope, envelope);
+        std::mem::swap(&mut self.skylines[0], skyline);
+        result
+    }
+
+    /// [`Self::run`] with its buffers in place.
+    #[allow(clippy::too_many_arguments)]
+    fn project(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
         points: &PointJoints,
