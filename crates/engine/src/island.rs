@@ -171,18 +171,55 @@ impl Islands {
     /// Finds the islands of `raw` (whose bodies index `dynamic`) and writes its rows, island
     /// by island, into `sorted`. Rows touching no dynamic body are dropped.
     pub(crate) fn build(&mut self, raw: &RowStorage, dynamic: &[bool], sorted: &mut RowStorage) {
-        let options = (self.group_contacts, self.interleave);
-        self.reused = self.last.matches(raw, dynamic, options);
-        if self.reused {
-            self.gather(raw, sorted);
-            return;
-        }
-        self.sort(raw, dynamic, sorted);
-        self.last.record(raw, dynamic, options);
+        self.find_islands(raw, dynamic);
+        self.gather(raw, sorted);
     }
 
-    /// [`Self::build`] from scratch.
-    fn sort(&mut self, raw: &RowStorage, dynamic: &[bool], sorted: &mut RowStorage) {
+    /// [`Self::build`] for a caller that hands `raw` back through [`Self::give_back`]
+    /// before reading it again: rows already in island order ([`Self::identity`], a
+    /// chain's) are moved into `sorted` (the two storages swapped, friction indices made
+    /// relative), not copied, and `raw` holds stale rows until then. Returns whether they
+    /// were moved. S3: no copy of its 300 rows a step, and one row storage instead of two
+    /// in the step's working set.
+    pub(crate) fn build_lending(
+        &mut self,
+        raw: &mut RowStorage,
+        dynamic: &[bool],
+        sorted: &mut RowStorage,
+    ) -> bool {
+        self.find_islands(raw, dynamic);
+        if !self.identity {
+            self.gather(raw, sorted);
+            return false;
+        }
+        std::mem::swap(raw, sorted);
+        // `raw` keeps the producers' friction indices; `sorted` takes the islands'.
+        std::mem::swap(&mut raw.findex, &mut sorted.findex);
+        sorted.findex.clear();
+        sorted.findex.extend(self.sorted_findex.iter().copied());
+        true
+    }
+
+    /// Undoes [`Self::build_lending`]'s move when it returned `true`: `raw` gets back its
+    /// rows, with whatever the solve wrote into them (forces, index sets), and `sorted`
+    /// keeps stale rows.
+    pub(crate) fn give_back(raw: &mut RowStorage, sorted: &mut RowStorage) {
+        std::mem::swap(&mut raw.findex, &mut sorted.findex);
+        std::mem::swap(raw, sorted);
+    }
+
+    /// The islands and order of `raw`, rebuilt unless the last ones still hold.
+    fn find_islands(&mut self, raw: &RowStorage, dynamic: &[bool]) {
+        let options = (self.group_contacts, self.interleave);
+        self.reused = self.last.matches(raw, dynamic, options);
+        if !self.reused {
+            self.sort(raw, dynamic);
+            self.last.record(raw, dynamic, options);
+        }
+    }
+
+    /// [`Self::find_islands`] from scratch.
+    fn sort(&mut self, raw: &RowStorage, dynamic: &[bool]) {
         let slots = dynamic.len();
         self.parent.clear();
         self.parent.extend(0..slots as u32);
@@ -214,7 +251,7 @@ impl Islands {
         }
         let islands = islands as usize;
         self.collect_bodies(dynamic, islands);
-        self.sort_rows(raw, islands, sorted);
+        self.sort_rows(raw, islands);
     }
 
     fn collect_bodies(&mut self, dynamic: &[bool], islands: usize) {
@@ -251,7 +288,7 @@ impl Islands {
 
     /// Counting sort of the rows by (island, bounded): stable, so a producer's rows stay in
     /// their order.
-    fn sort_rows(&mut self, raw: &RowStorage, islands: usize, sorted: &mut RowStorage) {
+    fn sort_rows(&mut self, raw: &RowStorage, islands: usize) {
         let key = |r: usize, island: u32| 2 * island as usize + usize::from(!raw.is_unbounded(r));
         self.bucket.clear();
         self.bucket.resize(2 * islands + 1, 0);
@@ -308,7 +345,6 @@ impl Islands {
                 .iter()
                 .enumerate()
                 .all(|(p, &r)| r as usize == p);
-        self.gather(raw, sorted);
     }
 
     /// Whether every friction row of the sorted order follows its normal row or another
@@ -433,6 +469,52 @@ mod tests {
         assert_eq!((islands.rows(0), islands.nub(0)), (0..2, 1));
         assert_eq!((islands.rows(1), islands.nub(1)), (2..4, 1));
         assert_eq!(&islands.origin[..], &[2, 0, 1, 4]);
+    }
+
+    #[test]
+    fn rows_already_in_island_order_are_lent_and_given_back_unchanged() {
+        // Two islands in producer order, each an unbounded row, a normal and its friction
+        // row: the second island's friction index is 4 in producer order, 1 in its island.
+        let dynamic = [true, true, true, true, false];
+        let mut raw = RowStorage::default();
+        for (a, b) in [(0, 1), (2, 3)] {
+            add_row(&mut raw, a, b, false);
+            add_row(&mut raw, a, 4, true);
+            add_row(&mut raw, a, 4, true);
+        }
+        raw.findex[2] = Some(1);
+        raw.findex[5] = Some(4);
+        for (i, error) in raw.error.iter_mut().enumerate() {
+            *error = i as f64;
+        }
+        let (mut copied, mut lent) = (RowStorage::default(), RowStorage::default());
+        let mut islands = Islands::default();
+        islands.build(&raw, &dynamic, &mut copied);
+        assert!(islands.identity());
+        let mut moved = raw.clone();
+        assert!(islands.build_lending(&mut moved, &dynamic, &mut lent));
+        // What the solve reads is the copy's, friction indices relative to each island.
+        assert_eq!(lent.findex, copied.findex);
+        assert_eq!(lent.findex[5], Some(1));
+        assert_eq!((&lent.bodies, &lent.error), (&copied.bodies, &copied.error));
+        assert_eq!((&lent.lo, &lent.hi), (&copied.lo, &copied.hi));
+        // What it writes comes back with the rows, in producer order.
+        lent.lambda[3] = 7.0;
+        Islands::give_back(&mut moved, &mut lent);
+        assert_eq!(moved.lambda[3], 7.0);
+        moved.lambda[3] = 0.0;
+        assert_eq!(moved.findex, raw.findex);
+        assert_eq!((&moved.bodies, &moved.error), (&raw.bodies, &raw.error));
+        assert_eq!(moved.lambda, raw.lambda);
+        // Rows out of island order are copied, and `raw` is left as it was.
+        let mut shuffled = RowStorage::default();
+        add_row(&mut shuffled, 0, 4, true);
+        add_row(&mut shuffled, 0, 1, false);
+        let mut sorted = RowStorage::default();
+        let before = shuffled.clone();
+        assert!(!islands.build_lending(&mut shuffled, &dynamic, &mut sorted));
+        assert_eq!((shuffled.bodies, shuffled.lo), (before.bodies, before.lo));
+        assert_eq!(sorted.bodies, [[0, 1], [0, 4]]);
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub(crate) struct StepScratch {
     raw: RowStorage,
     /// Rows in island order.
     rows: RowStorage,
+    /// Whether `raw`'s rows were moved into `rows` (already in island order,
+    /// [`Islands::build_lending`]): `raw` is stale until [`commit`] gives them back.
+    rows_lent: bool,
     /// Each joint's slot and raw row range this step.
     joint_rows: Vec<(usize, Range<usize>)>,
     islands: Islands,
@@ -307,7 +310,9 @@ impl World {
             Solver::Iterative(_) => crate::island::INTERLEAVE,
             Solver::Exact(_) => 1,
         };
-        s.islands.build(&s.raw, &s.hot.dynamic, &mut s.rows);
+        s.rows_lent = s
+            .islands
+            .build_lending(&mut s.raw, &s.hot.dynamic, &mut s.rows);
         stats.rows = s.rows.len();
         stats.islands = s.islands.len();
         stats.constrained_bodies = s.islands.body_count();
@@ -1025,11 +1030,16 @@ fn commit(
         body.clear_accumulators();
     }
     // Forces and index sets back in producer order; dropped (inert) rows keep zero force.
-    s.raw.lambda.fill(0.0);
-    s.raw.warm_state.fill(None);
-    for (sorted, &raw) in s.islands.origin.iter().enumerate() {
-        s.raw.lambda[raw as usize] = s.rows.lambda[sorted];
-        s.raw.warm_state[raw as usize] = s.rows.warm_state[sorted];
+    if std::mem::take(&mut s.rows_lent) {
+        // The rows were already in that order, and are handed back with them.
+        Islands::give_back(&mut s.raw, &mut s.rows);
+    } else {
+        s.raw.lambda.fill(0.0);
+        s.raw.warm_state.fill(None);
+        for (sorted, &raw) in s.islands.origin.iter().enumerate() {
+            s.raw.lambda[raw as usize] = s.rows.lambda[sorted];
+            s.raw.warm_state[raw as usize] = s.rows.warm_state[sorted];
+        }
     }
     for (slot, range) in &s.joint_rows {
         let handle = joints.handle_at(*slot);
