@@ -33,28 +33,25 @@ impl RowMass {
         inverse_mass: &[f64],
         inverse_inertia: &[Mat3],
     ) {
-        // Extends from zipped slices (exact length: no capacity check per row), each row's
-        // diagonal entry taken while its products are at hand (one pass, not two).
+        // Extends from zipped slices (exact length: no capacity check per row).
         self.imj.clear();
-        self.diagonal.clear();
-        self.diagonal.resize(rows.len(), 0.0);
-        let rows_and_diagonal = rows
-            .jacobian
-            .iter()
-            .zip(&rows.bodies)
-            .zip(self.diagonal.iter_mut());
         self.imj
-            .extend(rows_and_diagonal.map(|((j, &[a, b]), diagonal)| {
+            .extend(rows.jacobian.iter().zip(&rows.bodies).map(|(j, &[a, b])| {
                 let (a, b) = (a as usize, b as usize);
-                let imj = [
+                [
                     j.linear_a * inverse_mass[a],
                     inverse_inertia[a] * j.angular_a,
                     j.linear_b * inverse_mass[b],
                     inverse_inertia[b] * j.angular_b,
-                ];
-                *diagonal = dot4(j, &imj);
-                imj
+                ]
             }));
+        self.diagonal.clear();
+        self.diagonal.extend(
+            rows.jacobian
+                .iter()
+                .zip(&self.imj)
+                .map(|(j, imj)| dot4(j, imj)),
+        );
     }
 }
 
