@@ -68,9 +68,10 @@ pub trait JointRows {
     /// [`crate::constraint::parts::point_to_point`]'s three rows at them: unbounded,
     /// stabilised, with the joint's softness and no target, whatever the poses and motion
     /// (a ball joint). The steppers and post-stabilisation then write and re-read them
-    /// without the row writer ([`points::PointJoints`]). By reference: copied out of a
-    /// returned tuple, the anchors went through the stack in mismatched widths (stalled
-    /// store-to-load forwards, five times the cost of the copy). Default: `None`.
+    /// without the row writer, from a flat list of the step's point joints. By reference:
+    /// copied out of a returned tuple, the anchors went through the stack in mismatched
+    /// widths (stalled store-to-load forwards, five times the cost of the copy). Default:
+    /// `None`.
     fn fixed_point(&self) -> Option<(&Vec3, &Vec3)> {
         None
     }
