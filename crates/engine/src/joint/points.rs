@@ -139,9 +139,7 @@ impl PointJoints {
         }
         true
     }
-}
 
-impl PointJoints {
     /// Writes the full rows of the post-stabilised joints for bodies at `poses` straight
     /// into `jacobian` and `error` (rows in the steppers' order, as many as the joints
     /// have), and returns `true`, if those joints are all point joints with exactly that
@@ -169,13 +167,10 @@ impl PointJoints {
             }
             let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
             let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, local_a, local_b);
-            let sorted = jacobian[rows.clone()].iter_mut().zip(&mut error[rows]);
-            for ((jacobian, error), axis) in sorted.zip([Vec3::X, Vec3::Y, Vec3::Z]) {
-                // As `parts::point_to_point` writes them, so both routes agree bit for bit.
-                let point = parts::linear_row_at(pose_a, pose_b, axis, anchor_a, anchor_b);
-                (*jacobian, *error) = (point.jacobian, point.error);
-            }
-            row += 3;
+            point_rows(pose_a, pose_b, anchor_a, anchor_b, |j, e| {
+                (jacobian[row], error[row]) = (j, e);
+                row += 1;
+            });
         }
         row == jacobian.len()
     }

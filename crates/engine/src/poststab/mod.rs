@@ -114,6 +114,19 @@ pub(crate) struct SharedFactors<'a> {
     pub(crate) skyline: &'a mut Skyline,
 }
 
+impl SharedFactors<'_> {
+    /// Swaps the lent buffers with `stabilizer`'s own (its first island's factorisation):
+    /// once to lend them, once more to give them back.
+    fn exchange(&mut self, stabilizer: &mut PostStabilizer) {
+        if stabilizer.skylines.is_empty() {
+            stabilizer.skylines.push(Skyline::default());
+        }
+        std::mem::swap(&mut stabilizer.mass, self.mass);
+        std::mem::swap(&mut stabilizer.envelope, self.envelope);
+        std::mem::swap(&mut stabilizer.skylines[0], self.skyline);
+    }
+}
+
 /// Buffers of the post-stabilisation pass, reused between steps.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PostStabilizer {
@@ -224,23 +237,12 @@ impl PostStabilizer {
         // The velocity solve's buffers are free until the next step: the passes borrow
         // them (swapped in and back) instead of keeping their own copies, which pushed
         // S3's working set further out of the second-level cache.
-        let SharedFactors {
-            mass,
-            envelope,
-            skyline,
-        } = shared;
-        if self.skylines.is_empty() {
-            self.skylines.push(Skyline::default());
-        }
-        std::mem::swap(&mut self.mass, mass);
-        std::mem::swap(&mut self.envelope, envelope);
-        std::mem::swap(&mut self.skylines[0], skyline);
+        let mut shared = shared;
+        shared.exchange(self);
         let result = self.project(
             joints, points, contacts, order, central, hot, softness, settings, stats,
         );
-        std::mem::swap(&mut self.mass, mass);
-        std::mem::swap(&mut self.envelope, envelope);
-        std::mem::swap(&mut self.skylines[0], skyline);
+        shared.exchange(self);
         result
     }
 
