@@ -1,5 +1,5 @@
 //! Links ODE (Debian's libode-dev), compiles the C++ shim around ODE's internal LCP solver, and
-//! finds which shared/SCENES.md scenes `crates/engine/src/scenes.rs` already builds.
+//! finds which docs/scenes.md scenes `crates/engine/src/scenes.rs` already builds.
 //!
 //! The scene builders for the contact scenes (S1 pyramid, S2 sphere pile, S4 stack) arrive
 //! with the engine's contacts. Rather than fail to compile until they exist, this script reads

@@ -6,7 +6,7 @@
 //! joint/ball.rs): per ball joint three rows along the world axes,
 //! `J = [E, -[r_a]x, -E, [r_b]x]`, `C = p_a - p_b`, `A = J M^-1 J^T + diag(cfm) / h`,
 //! `b = (-erp C / h - J u*) / h` with `u*` the unconstrained velocities of the engine's own
-//! [`stiction::angular_velocity_after_step`]. [`check_against_step`] then takes one real
+//! [`stiction::dynamics::angular_velocity_after_step`]. [`check_against_step`] then takes one real
 //! engine step from the same state and compares its joint forces with this problem's solution:
 //! agreement shows it is the engine's LCP (up to the order of rows).
 
@@ -14,7 +14,8 @@ use std::collections::HashMap;
 use stiction::lcp::dantzig::{DantzigOptions, DantzigSolver};
 use stiction::lcp::{BoxedLcp, DenseMatrix};
 use stiction::math::{Mat3, Vec3};
-use stiction::{angular_velocity_after_step, BodyHandle, JointKind, RotationalState, World};
+use stiction::{BodyHandle, JointKind, World};
+use stiction::dynamics::{angular_velocity_after_step, RotationalState};
 
 /// One row's Jacobian: body index and (linear, angular) parts for A and B.
 struct JacobianRow {

@@ -105,7 +105,7 @@ fn engine_problems(which: &EngineProblems, notes: &mut Vec<String>) -> Vec<Probl
     out
 }
 
-/// `cfm / h` with SCENES.md's CFM and step, as the engine puts on the diagonal.
+/// `cfm / h` with docs/scenes.md's CFM and step, as the engine puts on the diagonal.
 const ENGINE_CFM: f64 = 1e-5 * 60.0;
 
 /// The S3 chain's LCP as the engine's exact stepper builds it after `warmup` steps (so the

@@ -1,4 +1,4 @@
-//! `stiction-peers`: shared/SCENES.md S1-S5 in this engine (exact and iterative steps), ODE 0.16
+//! `stiction-peers`: docs/scenes.md S1-S5 in this engine (exact and iterative steps), ODE 0.16
 //! (`dWorldStep`, `dWorldQuickStep`) and Rapier, in one run, printed as one markdown table; then
 //! this project's Dantzig against ODE's own on the same LCPs.
 //!

@@ -26,7 +26,7 @@ impl Budget {
 /// How a run went.
 #[derive(Debug, Clone)]
 pub struct Timing {
-    /// Steps SCENES.md asks for.
+    /// Steps docs/scenes.md asks for.
     pub planned: usize,
     /// Steps taken.
     pub done: usize,

@@ -123,7 +123,7 @@ fn solver_of(kind: Kind) -> (Solver, &'static str) {
     }
 }
 
-/// The largest distance between a built scene's initial body positions and SCENES.md's (both
+/// The largest distance between a built scene's initial body positions and docs/scenes.md's (both
 /// sorted), or `None` when the counts differ.
 fn position_mismatch(scene: &Scene, expected: &[[f64; 3]]) -> Option<f64> {
     let key = |p: &[f64; 3]| (p[2], p[1], p[0]);
@@ -287,10 +287,10 @@ pub fn run(
     if let Some(expected) = expected_positions(scene) {
         match position_mismatch(&s, &expected) {
             Some(d) if d > 1e-9 => notes.push(format!(
-                "initial positions differ from SCENES.md by up to {}",
+                "initial positions differ from docs/scenes.md by up to {}",
                 quality::metres(d)
             )),
-            None => notes.push("body count differs from SCENES.md".into()),
+            None => notes.push("body count differs from docs/scenes.md".into()),
             _ => {}
         }
     }

@@ -1,4 +1,4 @@
-//! The quality figures of shared/SCENES.md, computed the same way for every engine from plain
+//! The quality figures of docs/scenes.md, computed the same way for every engine from plain
 //! positions, orientations and velocities.
 
 use crate::spec::{SPHERE_RADIUS, WALL_INNER};

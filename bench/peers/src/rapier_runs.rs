@@ -1,6 +1,6 @@
-//! shared/SCENES.md S1-S5 in Rapier (`rapier3d-f64`) with its default integration parameters
+//! docs/scenes.md S1-S5 in Rapier (`rapier3d-f64`) with its default integration parameters
 //! at h = 1/60 (4 solver iterations, its own soft contacts and joints), friction 0.5,
-//! restitution 0, sleeping off (SCENES.md: no sleeping).
+//! restitution 0, sleeping off (docs/scenes.md: no sleeping).
 
 use crate::measure::{self, Budget};
 use crate::quality::{self, Quality};

@@ -1,4 +1,4 @@
-//! The numbers of shared/SCENES.md, for building the scenes in ODE and Rapier. This engine's
+//! The numbers of docs/scenes.md, for building the scenes in ODE and Rapier. This engine's
 //! own scenes come from `stiction::scenes` (the single source of its scene definitions);
 //! [`crate::ours`] checks that their initial positions agree with these.
 
@@ -61,7 +61,7 @@ impl SceneId {
         }
     }
 
-    /// Steps SCENES.md asks for.
+    /// Steps docs/scenes.md asks for.
     pub fn steps(self) -> usize {
         match self {
             SceneId::S1 | SceneId::S2 | SceneId::S3 => 600,
@@ -113,15 +113,15 @@ pub const SPHERE_RADIUS: f64 = 0.5;
 pub const WALL_INNER: f64 = 7.0;
 /// Height of the S2 walls, m.
 pub const WALL_HEIGHT: f64 = 10.0;
-/// Thickness given to the S2 walls (SCENES.md fixes only their inner faces), m.
+/// Thickness given to the S2 walls (docs/scenes.md fixes only their inner faces), m.
 pub const WALL_THICKNESS: f64 = 1.0;
 
-/// SCENES.md's integer jitter `h(n, c)`, in [-1, 1].
+/// docs/scenes.md's integer jitter `h(n, c)`, in [-1, 1].
 pub fn jitter(n: usize, c: usize) -> f64 {
     ((n * 7919 + c * 104_729 + 17) % 2001) as f64 / 1000.0 - 1.0
 }
 
-/// Sphere centres of S2 in SCENES.md's order `n = i + 10 j + 100 k`.
+/// Sphere centres of S2 in docs/scenes.md's order `n = i + 10 j + 100 k`.
 pub fn sphere_pile_positions() -> Vec<[f64; 3]> {
     let mut out = Vec::with_capacity(1000);
     for k in 0..10 {

@@ -1,4 +1,4 @@
-//! `stiction bench`: the benchmark scenes of shared/SCENES.md, built by the engine's shared
+//! `stiction bench`: the benchmark scenes S1-S5 (docs/scenes.md), built by the engine's shared
 //! scene module ([`stiction::scenes`], the single source used by the engine's tests too),
 //! timed per step, with the quality figures each scene asks for, as a markdown table.
 
@@ -23,7 +23,7 @@ pub struct BenchArgs {
     /// Stepper(s) for the scenes with constraints (S5 runs every gyroscopic mode instead).
     #[arg(long, value_enum, default_value_t = BenchSolver::Both)]
     pub solver: BenchSolver,
-    /// Steps per scene instead of the count SCENES.md gives (for a quick look).
+    /// Steps per scene instead of the scene's own count (for a quick look).
     #[arg(long, value_name = "N")]
     pub steps: Option<usize>,
     /// Also print each run's mean time per step phase (collision, rows, solve, ...). The
@@ -35,7 +35,7 @@ pub struct BenchArgs {
     pub output: OutputArgs,
 }
 
-/// The scenes of shared/SCENES.md.
+/// The benchmark scenes (docs/scenes.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BenchScene {
     /// S1 pyramid-20.

@@ -61,7 +61,7 @@ pub const PYRAMID_STEPS: usize = 6_000;
 pub const STACK_REST_DRIFT: f64 = 0.01;
 /// How far S1's top box may move horizontally from its start, m. Measured (2026-11-25,
 /// 6,000 iterative steps): within 1.8 mm; the sway an experimental contact CFM fed
-/// (BENCHMARKS.md, sixth session) took it past 5 mm at step 2,645 and to 9.8 mm.
+/// (docs/benchmarks-history.md, sixth session) took it past 5 mm at step 2,645 and to 9.8 mm.
 pub const PYRAMID_REST_DRIFT: f64 = 0.005;
 /// Spheres along each horizontal side of the pile.
 pub const PILE_SIDE: usize = 25;

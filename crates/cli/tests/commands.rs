@@ -1,5 +1,5 @@
 //! Every command has --help, and `bench` prints its markdown table (or one JSON array with
-//! --json) with the quality figures SCENES.md asks for: the spinner's conserving mode keeps
+//! --json) with the quality figures docs/scenes.md asks for: the spinner's conserving mode keeps
 //! |L| and the energy to round-off while the explicit mode gains energy; every scene has a row
 //! with its figures (a stack at rest barely moves in a few steps).
 

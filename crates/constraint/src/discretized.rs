@@ -1,4 +1,4 @@
-//! The data that carries seed 004's time-discretisation procedure from one operation to the
+//! The data that carries Drake's time-discretisation procedure from one operation to the
 //! next: the `h`-independent base, and the LCP for one step size.
 
 use nalgebra::DMatrix;
@@ -12,7 +12,7 @@ use crate::reduction::Reduction;
 
 /// What [`crate::ConstraintSolver::construct_base_discretized_time_lcp`] computes once per
 /// configuration: the bilateral elimination and the reduced Delassus matrix, which depend
-/// only on the inertia and the Jacobians (seed 004's `MlcpToLcpData` plus the base `MM`,
+/// only on the inertia and the Jacobians (Drake's `MlcpToLcpData` plus the base `MM`,
 /// `qq`).
 ///
 /// Everything else may change before each update: the velocity, the force, `mu`, the `k`

@@ -1,5 +1,5 @@
 //! From packed constraint forces to generalized forces, accelerations and velocity changes
-//! (seed 004's `ComputeGeneralized*` operations).
+//! (Drake's `ComputeGeneralized*` operations).
 
 use crate::error::ConstraintError;
 use crate::inertia::GeneralizedInertia;

@@ -1,5 +1,5 @@
-//! The pure LCP of seed 004 in the variables `z = (fN, f_D, lambda, fL)`, its assembly for a
-//! step size `h`, and the way back from `z` to packed forces.
+//! The pure LCP of Drake's `ConstraintSolver` in the variables `z = (fN, f_D, lambda, fL)`,
+//! its assembly for a step size `h`, and the way back from `z` to packed forces.
 //!
 //! `f_D` holds, per contact with friction, its `r_i` forces along the spanning directions
 //! `+d_j` followed by the `r_i` forces along `-d_j`; `lambda` has one entry per contact with

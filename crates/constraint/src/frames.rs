@@ -1,4 +1,4 @@
-//! Contact forces expressed in each contact's frame (seed 004's
+//! Contact forces expressed in each contact's frame (Drake's
 //! `CalcContactForcesInContactFrames`), for 2D and 3D problems.
 //!
 //! A contact frame has the contact normal as its first axis and tangents after it, all in the

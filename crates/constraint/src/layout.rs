@@ -5,7 +5,7 @@ use std::ops::Range;
 use crate::dense::check_len;
 use crate::error::ConstraintError;
 
-/// The layout of a packed constraint-force vector `cf` (seed 004's storage), in this order:
+/// The layout of a packed constraint-force vector `cf` (Drake's storage), in this order:
 ///
 /// 1. `nc` normal forces, one per contact;
 /// 2. friction forces, `r_i` per contact `i` in contact order: the signed force along each

@@ -2,7 +2,7 @@
 //!
 //! Constraint forces for rigid and multibody systems in generalized coordinates (any
 //! parameterisation: free bodies, reduced-coordinate robots), after Drake's
-//! `ConstraintSolver` (seed 004). Hand over the generalized inertia and the constraint
+//! `ConstraintSolver`. Hand over the generalized inertia and the constraint
 //! Jacobians; get bilateral forces, contact forces with Coulomb friction (a polygonal cone of
 //! selectable accuracy) and generic unilateral forces.
 //!
@@ -18,7 +18,7 @@
 //! `kN`, `kD`, `kG`, `kL` and regularisation `gammaN`, `gammaL`. Bad data is rejected with a
 //! [`ConstraintError`] naming the field.
 //!
-//! ## Operations (seed 004's names)
+//! ## Operations (Drake's names)
 //! - [`ConstraintSolver::solve_impact_problem`], [`ConstraintSolver::solve_constraint_problem`].
 //! - Time stepping: [`ConstraintSolver::construct_base_discretized_time_lcp`], then per step
 //!   size [`ConstraintSolver::update_discretized_time_lcp`],
@@ -36,7 +36,7 @@
 //!
 //! ## Method
 //! The mixed LCP is reduced to a pure LCP by eliminating the velocities and bilateral forces
-//! (seed 004, equations (e)-(g)). With `C = M^-1`, the bilateral equations become
+//! (Drake's documentation, equations (e)-(g)). With `C = M^-1`, the bilateral equations become
 //! `W_GG fG = -(kG + G v~) / h - G C J^T y` with the bilateral block `W_GG = G C G^T`, and the
 //! complementarity rows get the reduced Delassus matrix `S = J C J^T - J C G^T W_GG^+ G C J^T`,
 //! computed once per configuration ([`BaseDiscretizedLcp`]). The LCP, copositive for the

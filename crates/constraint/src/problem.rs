@@ -1,7 +1,7 @@
 //! Problem data: the constraint Jacobians and their terms (shared by both levels), and the
 //! velocity-level and acceleration-level problems built on them.
 //!
-//! Notation (seed 004): `nv` generalized velocities, `nc` contacts, `r_i` friction spanning
+//! Drake's notation: `nv` generalized velocities, `nc` contacts, `r_i` friction spanning
 //! directions at contact `i` (each used with its negative, so the polygonal friction cone
 //! has `2 r_i` edges), `nl` generic unilateral and `nb` bilateral constraints.
 

@@ -1,5 +1,5 @@
-//! Elimination of the bilateral forces: the mixed LCP becomes a pure LCP (seed 004,
-//! equations (e)-(g)).
+//! Elimination of the bilateral forces: the mixed LCP becomes a pure LCP (Drake's
+//! `ConstraintSolver` documentation, equations (e)-(g)).
 //!
 //! With `C = M^-1`, rows `J` (what the complementarity conditions measure), force directions
 //! `K` (how the complementarity forces `y` act; `K = J` except for sliding contacts at the

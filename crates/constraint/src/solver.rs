@@ -1,4 +1,4 @@
-//! The solver: seed 004's operations on velocity-level and acceleration-level problems.
+//! The solver: Drake's operations on velocity-level and acceleration-level problems.
 
 use stiction_lcp::lemke::{solve_lemke, LemkeOptions};
 use stiction_lcp::{SolveReport, Status};
@@ -71,7 +71,7 @@ impl ConstraintSolution {
 }
 
 /// Computes constraint forces for systems in generalized coordinates (Drake's
-/// `ConstraintSolver`, seed 004): bilateral constraints are eliminated first (least squares
+/// `ConstraintSolver`): bilateral constraints are eliminated first (least squares
 /// when they are dependent), and the remaining pure LCP, whose matrix is copositive for the
 /// polygonal friction cone, is solved by Lemke's algorithm.
 #[derive(Clone, Debug, Default)]
@@ -166,7 +166,7 @@ impl ConstraintSolver {
         self.finish(&base, &base.impact)
     }
 
-    /// Step 1 of seed 004's time-discretisation procedure: eliminates the bilateral forces
+    /// Step 1 of Drake's time-discretisation procedure: eliminates the bilateral forces
     /// and forms everything that does not depend on the step size. Solving its
     /// [`BaseDiscretizedLcp::lcp`] unchanged is the impact problem.
     ///

@@ -1,12 +1,12 @@
-//! Criterion benchmark of scene S3 (chain-100, shared/SCENES.md) for both steppers:
+//! Criterion benchmark of scene S3 (chain-100, docs/scenes.md) for both steppers:
 //! 100 boxes on ball joints released horizontally, 600 steps of 1/60 s, with the world's
 //! default settings (ERP 0.2, CFM 1e-5, post-stabilisation and the curvature term on; the
-//! iterative stepper with 20 sweeps). BENCHMARKS.md records the figures.
+//! iterative stepper with 20 sweeps). docs/benchmarks-history.md records the figures.
 //!
 //! Run with `cargo bench -p stiction --bench chain` (about a minute on 2 cores). Each
 //! criterion iteration is one whole run of the scene, built outside the timing, so its
 //! time divided by 600 is the mean step over the run. Before timing, one run per stepper
-//! prints the median of its per-step times (SCENES.md's figure) and the joint separation
+//! prints the median of its per-step times (docs/scenes.md's figure) and the joint separation
 //! at the last step.
 
 use std::hint::black_box;

@@ -1,12 +1,12 @@
-//! Criterion benchmarks of the contact scenes of shared/SCENES.md per stepper (BENCHMARKS.md,
-//! section "Engine: contact scenes", records the figures).
+//! Criterion benchmarks of the contact scenes of docs/scenes.md per stepper
+//! (docs/benchmarks-history.md, section "Engine: contact scenes", records the figures).
 //!
 //! Run with `cargo bench -p stiction --bench contacts` (about five minutes on 2 cores).
 //!
 //! Each benchmark times single steps of its scene from the start of the run to its end
 //! (600 steps, or 3000 for S4), starting again from a fresh copy of the scene when the run
 //! is over, so the mean is the mean step over the whole run. Before timing, every scene
-//! is run once in full and the report SCENES.md asks for is printed: the median ms/step
+//! is run once in full and the report docs/scenes.md asks for is printed: the median ms/step
 //! over the run (from the step statistics) and the scene's quality figure (top box
 //! displacement for S1 and S4, deepest penetration at the last step for S2).
 //!

@@ -1,5 +1,5 @@
-//! Criterion benchmark of S2 (shared/SCENES.md, 1000 spheres in a box) on the exact
-//! stepper (BENCHMARKS.md records the figures).
+//! Criterion benchmark of S2 (docs/scenes.md, 1000 spheres in a box) on the exact
+//! stepper (docs/benchmarks-history.md records the figures).
 //!
 //! Run with `cargo bench -p stiction --bench sphere_pile_exact` (about two minutes on 2
 //! cores, most of it reaching the states).

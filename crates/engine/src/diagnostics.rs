@@ -1,44 +1,9 @@
 //! Step statistics: what the last [`crate::World::step`] did, as data the user can read.
 
-use std::fmt;
 use std::time::Duration;
 use stiction_lcp::Status;
 
-/// The phases of a step, in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StepPhase {
-    /// Broad and narrow phase, the contact hook, waking.
-    Collision,
-    /// External forces, gravity, damping and the gyroscopic term: the unconstrained velocity.
-    Forces,
-    /// Joints (and later contacts) write their rows.
-    Rows,
-    /// Islands of bodies connected by rows.
-    Islands,
-    /// The constraint forces of each island.
-    Solve,
-    /// New velocities from the constraint forces.
-    Velocities,
-    /// New positions and orientations.
-    Integration,
-    /// Position-level projection of joint errors.
-    PostStabilization,
-}
-
-impl fmt::Display for StepPhase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            StepPhase::Collision => "collision",
-            StepPhase::Forces => "forces",
-            StepPhase::Rows => "rows",
-            StepPhase::Islands => "islands",
-            StepPhase::Solve => "solve",
-            StepPhase::Velocities => "velocities",
-            StepPhase::Integration => "integration",
-            StepPhase::PostStabilization => "post-stabilization",
-        })
-    }
-}
+pub use crate::error::StepPhase;
 
 /// Wall time spent in each phase of the last step.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -152,7 +117,7 @@ pub struct StepStats {
     pub sleeping_bodies: usize,
     /// Joints that broke in this step (their force or torque exceeded the breaking
     /// threshold; they are now disabled, [`crate::Joint::is_broken`]).
-    pub broken_joints: Vec<crate::world::JointHandle>,
+    pub broken_joints: Vec<crate::handles::JointHandle>,
     /// Post-stabilisation.
     pub post_stabilization: PostStabilizationStats,
     /// Wall time per phase.

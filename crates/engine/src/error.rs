@@ -245,13 +245,13 @@ pub enum WorldError {
     },
     /// The body handle names a body that was removed (or belongs to another world).
     #[error("stale or foreign body handle {0:?}")]
-    StaleBody(crate::world::BodyHandle),
+    StaleBody(crate::handles::BodyHandle),
     /// The joint handle names a joint that was removed (or belongs to another world).
     #[error("stale or foreign joint handle {0:?}")]
-    StaleJoint(crate::world::JointHandle),
+    StaleJoint(crate::handles::JointHandle),
     /// The collider handle names a collider that was removed (or belongs to another world).
     #[error("stale or foreign collider handle {0:?}")]
-    StaleCollider(crate::collision::ColliderHandle),
+    StaleCollider(crate::handles::ColliderHandle),
     /// A collider description cannot be built.
     #[error("invalid collider: {reason}")]
     InvalidCollider {
@@ -275,15 +275,15 @@ pub enum WorldError {
     #[error("non-finite value during the {phase} phase (body {body:?})")]
     NonFinite {
         /// The phase that produced it.
-        phase: crate::diagnostics::StepPhase,
+        phase: StepPhase,
         /// The body concerned, if one is.
-        body: Option<crate::world::BodyHandle>,
+        body: Option<crate::handles::BodyHandle>,
     },
     /// A body's gyroscopic or pose update failed; nothing was changed.
     #[error("integration of body {body:?} failed: {source}")]
     Integration {
         /// The body concerned.
-        body: crate::world::BodyHandle,
+        body: crate::handles::BodyHandle,
         /// Why.
         source: IntegrationError,
     },
@@ -359,4 +359,40 @@ pub enum SnapshotError {
         /// What could not be stored.
         what: String,
     },
+}
+
+/// The phases of a step, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepPhase {
+    /// Broad and narrow phase, the contact hook, waking.
+    Collision,
+    /// External forces, gravity, damping and the gyroscopic term: the unconstrained velocity.
+    Forces,
+    /// Joints (and later contacts) write their rows.
+    Rows,
+    /// Islands of bodies connected by rows.
+    Islands,
+    /// The constraint forces of each island.
+    Solve,
+    /// New velocities from the constraint forces.
+    Velocities,
+    /// New positions and orientations.
+    Integration,
+    /// Position-level projection of joint errors.
+    PostStabilization,
+}
+
+impl std::fmt::Display for StepPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StepPhase::Collision => "collision",
+            StepPhase::Forces => "forces",
+            StepPhase::Rows => "rows",
+            StepPhase::Islands => "islands",
+            StepPhase::Solve => "solve",
+            StepPhase::Velocities => "velocities",
+            StepPhase::Integration => "integration",
+            StepPhase::PostStabilization => "post-stabilization",
+        })
+    }
 }

@@ -4,79 +4,98 @@
 //! Bodies, joints and contacts become rows of a boxed LCP each step; the exact stepper solves
 //! it by Dantzig pivoting, the iterative stepper by SOR projected Gauss-Seidel.
 //!
-//! - [`World`]: bodies and joints by handle, settings, [`World::step`] and its
-//!   [`StepStats`]; [`World::step`] describes the pipeline.
-//! - [`body`]: rigid bodies and mass properties; [`gyroscopic`]: the four treatments of
-//!   `w x I w`; [`integrate`]: velocity and pose updates of one body.
-//! - [`constraint`]: the row API every constraint producer writes through (flat row storage,
-//!   [`constraint::RowWriter`], shared parts, ERP/CFM); [`joint`]: joint types (ball, hinge,
-//!   slider, fixed, universal, hinge-2, distance) with limits, motors and breaking.
-//! - [`collision`]: colliders (parry shapes on bodies or static), groups, broad and
-//!   narrow phase; [`contact`]: materials, the contact hook, contact rows, friction models,
-//!   restitution and the reported forces; [`sleep`]: resting bodies stop costing work.
-//! - [`scenes`]: the benchmark scenes of shared/SCENES.md.
-//! - [`math`] (the glam types parry uses) and [`error`].
+//! Start with [`prelude`] and [`World`]:
+//!
+//! ```
+//! use stiction::prelude::*;
+//!
+//! let mut world = World::new();
+//! world.add_collider(ColliderBuilder::halfspace(Vec3::Z)?, None)?;
+//! let ball = world.add_body(
+//!     RigidBodyBuilder::dynamic()
+//!         .mass_properties(MassProperties::sphere_with_mass(0.1, 1.0)?)
+//!         .position(Vec3::new(0.0, 0.0, 1.0))
+//!         .build()?,
+//! );
+//! world.add_collider(ColliderBuilder::ball(0.1)?, Some(ball))?;
+//! for _ in 0..120 {
+//!     world.step(1.0 / 60.0)?;
+//! }
+//! // The ball rests on the ground, carried by its contact.
+//! assert!((world.body(ball)?.position().z - 0.1).abs() < 1e-3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! What the crate root holds:
+//!
+//! - the [`World`] facade: bodies, colliders and joints by handle ([`BodyHandle`],
+//!   [`ColliderHandle`], [`JointHandle`]), settings, [`World::step`] and its [`StepStats`];
+//! - bodies ([`RigidBodyBuilder`], [`MassProperties`]), colliders ([`ColliderBuilder`],
+//!   [`CollisionGroups`], [`Material`]), joints ([`JointBuilder`] and one type per joint);
+//! - settings ([`WorldSettings`], [`Solver`], [`ContactSettings`], [`SleepSettings`], ...),
+//!   reports ([`Contact`], [`ContactWrench`], [`JointFeedback`]) and errors.
+//!
+//! Modules for more specialised work: [`rows`] (writing a constraint of your own: implement
+//! [`JointRows`] and add it with [`JointBuilder::custom`]), [`joint`] (axes, limits, motors),
+//! [`dynamics`] (the free-body integrators and gyroscopic modes on their own), [`math`] (the
+//! glam types parry uses), [`lcp`] (the solver crate) and, with the `scenes` feature,
+//! `scenes` (the benchmark scenes of docs/scenes.md).
 //!
 //! A runnable example, `crates/engine/examples/crane.rs`
 //! (`cargo run --release -p stiction --example crane`), builds a tower crane from five joint
-//! types (a weld, a motorised hinge with a stop, a motorised slider between stops, a rope, a
-//! universal joint) and prints its motion, the rope's tension and the weld's load.
+//! types and prints its motion, the rope's tension and the weld's load. ARCHITECTURE.md maps
+//! the modules and their layers.
 
 #![warn(missing_docs)]
 
-mod assemble;
-pub mod body;
-pub mod collision;
-pub mod constraint;
-pub mod contact;
-pub mod diagnostics;
-mod envelope;
-pub mod error;
-pub mod gyroscopic;
-pub mod integrate;
-mod island;
+// Layers, bottom to top (scripts/check-layers.py enforces that imports point down).
+mod body;
+mod collision;
+mod contact;
+mod diagnostics;
+pub mod dynamics;
+mod error;
+mod handles;
 pub mod joint;
-#[cfg(target_arch = "x86_64")]
-mod lanes;
 pub mod math;
 mod poststab;
+pub mod prelude;
+pub mod rows;
+#[cfg(feature = "scenes")]
 pub mod scenes;
-pub mod sleep;
-pub mod snapshot;
-mod sparse;
-mod sparse_exact;
-mod stepper;
-pub mod world;
+mod sleep;
+mod snapshot;
+mod solver;
+mod step;
+mod world;
 
 pub use parry3d_f64 as parry;
 pub use stiction_lcp as lcp;
 
-pub use body::{BodyKind, InverseMass, MassProperties, RigidBody, RigidBodyBuilder, Velocity};
-pub use collision::{Collider, ColliderBuilder, ColliderHandle, CollisionGroups};
-pub use constraint::{Pose, Softness};
+pub use body::{
+    BodyKind, GyroscopicMode, InverseMass, MassProperties, OrientationUpdate, RigidBody,
+    RigidBodyBuilder, Velocity,
+};
+pub use collision::{Collider, ColliderBuilder, CollisionGroups};
 pub use contact::{
     Contact, ContactCandidate, ContactGeometry, ContactHook, ContactSettings, ContactWrench,
     FrictionModel, HookAction, Material,
 };
 pub use diagnostics::{IslandReport, PhaseTimes, PostStabilizationStats, StepPhase, StepStats};
+pub use dynamics::STANDARD_GRAVITY;
 pub use error::{
     BodyError, IntegrationError, JointError, MassPropertiesError, SnapshotError, WorldError,
 };
-pub use gyroscopic::{
-    angular_velocity_after_step, equivalent_torque, AngularStep, ConservingSolver, Convergence,
-    EquivalentTorque, GyroscopicMode, RotationalState,
-};
-pub use integrate::{
-    advance_pose, integrate_free_body, FreeStepReport, OrientationUpdate, STANDARD_GRAVITY,
-};
+pub use handles::{BodyHandle, ColliderHandle, JointHandle};
 pub use joint::{
-    AxisControl, BallJoint, DistanceJoint, FixedJoint, Hinge2Joint, HingeJoint, Joint,
+    AxisControl, BallJoint, CustomJoint, DistanceJoint, FixedJoint, Hinge2Joint, HingeJoint, Joint,
     JointAxisState, JointBuilder, JointFeedback, JointKind, JointLimit, JointMotor, JointRows,
     SliderJoint, UniversalJoint,
 };
+pub use rows::{Pose, Softness};
 pub use sleep::SleepSettings;
 pub use snapshot::Snapshot;
 pub use world::{
-    BodyHandle, CurvatureCorrection, ExactSettings, IterativeSettings, JointHandle,
-    PostStabilization, PostStabilizationMethod, Solver, World, WorldSettings,
+    CurvatureCorrection, ExactSettings, IterativeSettings, PostStabilization,
+    PostStabilizationMethod, Solver, World, WorldSettings,
 };

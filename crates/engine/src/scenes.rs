@@ -13,12 +13,13 @@
 //! half-space `z <= 0`, every material has friction 0.5 and restitution 0, ERP 0.2,
 //! CFM `1e-5`, no damping, no sleeping.
 
+use crate::body::GyroscopicMode;
 use crate::body::{MassProperties, RigidBodyBuilder};
 use crate::collision::ColliderBuilder;
 use crate::error::WorldError;
-use crate::gyroscopic::GyroscopicMode;
+use crate::handles::{BodyHandle, JointHandle};
 use crate::math::Vec3;
-use crate::world::{BodyHandle, JointHandle, Solver, World, WorldSettings};
+use crate::world::{Solver, World, WorldSettings};
 
 /// The step size of every scene, s.
 pub const SCENE_STEP: f64 = 1.0 / 60.0;

@@ -17,13 +17,14 @@
 //! Waking spreads until no sleeping group touches an awake body, all before the narrow
 //! phase, so woken bodies get their contacts in the same step.
 
+use crate::body::Activity;
 use crate::body::{BodyKind, RigidBody};
-use crate::constraint::Pose;
 use crate::error::WorldError;
+use crate::handles::Arena;
+use crate::handles::{BodyHandle, JointHandle};
 use crate::joint::Joint;
 use crate::math::Vec3;
-use crate::world::arena::Arena;
-use crate::world::{BodyHandle, JointHandle};
+use crate::rows::Pose;
 
 /// When bodies go to sleep.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,34 +77,6 @@ impl SleepSettings {
             }
         }
         Ok(())
-    }
-}
-
-/// How a body slot (or the ground slot) takes part in this step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Activity {
-    /// No body.
-    #[default]
-    Absent,
-    /// Static body, kinematic body at rest, or the static world.
-    Fixed,
-    /// Kinematic body with a velocity.
-    Moving,
-    /// Dynamic and simulated.
-    Awake,
-    /// Dynamic and sleeping.
-    Asleep,
-}
-
-impl Activity {
-    /// Whether contacts can move it (a dynamic body, awake or not).
-    pub(crate) fn can_be_pushed(self) -> bool {
-        matches!(self, Activity::Awake | Activity::Asleep)
-    }
-
-    /// Whether it wakes sleeping bodies it meets.
-    fn wakes_others(self) -> bool {
-        matches!(self, Activity::Awake | Activity::Moving)
     }
 }
 

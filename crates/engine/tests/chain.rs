@@ -1,4 +1,4 @@
-//! Scene S3 of shared/SCENES.md (chain-100): 100 boxes on ball joints hanging from the
+//! Scene S3 (chain-100, docs/scenes.md): 100 boxes on ball joints hanging from the
 //! static world, released horizontally at h = 1/60 for 600 steps.
 //!
 //! Invariant: with post-stabilisation every joint holds, the largest anchor separation at

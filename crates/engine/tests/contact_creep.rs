@@ -7,7 +7,8 @@
 //! velocities matter. (Removing that creep with a proximal target, `target + cfm
 //! lambda_warm`, made the iterative stepper's 20-box stack fall in long runs; anchoring
 //! part of the CFM at the load already carried kept the stack but made the S1 pyramid sway
-//! with growing amplitude over 6,000 steps; BENCHMARKS.md, fifth and sixth sessions.)
+//! with growing amplitude over 6,000 steps; docs/benchmarks-history.md, fifth and sixth
+//! sessions.)
 
 mod common;
 

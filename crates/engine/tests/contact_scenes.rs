@@ -1,4 +1,4 @@
-//! The contact scenes of shared/SCENES.md hold together:
+//! The contact scenes of docs/scenes.md hold together:
 //!
 //! - S4 stack: with the exact stepper no island fails (no fallback, every island solved)
 //!   and the top box moves less than 1 cm; with the iterative stepper (20 sweeps, warm
@@ -16,8 +16,9 @@
 //! cargo test --release -p stiction --test contact_scenes -- --ignored --nocapture
 //! ```
 //!
-//! Measured at full size (release build, shared 2-core machine, see BENCHMARKS.md): S4
-//! exact, 3000 steps: no fallback, no unsolved island, top box moved 2.1 mm (2.3 ms/step);
+//! Measured at full size (release build, shared 2-core machine, see
+//! docs/benchmarks-history.md, "Engine: contact scenes"): S4 exact, 3000 steps: no fallback,
+//! no unsolved island, top box moved 2.1 mm (2.3 ms/step);
 //! S4 iterative: 2.3 mm (1.1 ms/step); S1 (N = 20), 600 steps: 2.2 mm (18 ms/step); S2
 //! (1000 spheres), 600 steps: deepest penetration 0.11 mm, lowest centre 0.4999 m, widest
 //! 6.5001 m of 7 (22 ms/step). The short versions take about 3 s together in a test build.
@@ -174,8 +175,8 @@ fn scene_sizes_follow_shared_scenes() {
 
 #[test]
 fn a_small_stack_stands_on_the_polygonal_cone() {
-    // Lemke on seed 004's formulation for a whole island (3 boxes, 12 points, 8 edges
-    // each: 120 rows and 12 slacks).
+    // Lemke on the polygonal-cone formulation (docs/dynamics.md#friction-models) for a
+    // whole island (3 boxes, 12 points, 8 edges each: 120 rows and 12 slacks).
     let mut settings = scene_settings(Solver::exact());
     settings.contacts.friction_model = stiction::FrictionModel::PolygonalCone { edges: 8 };
     let mut scene = stack(3, settings).unwrap();

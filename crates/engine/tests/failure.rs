@@ -1,7 +1,7 @@
 //! Failure containment: a step that cannot be completed returns a typed error and leaves
-//! every body and joint bit-identical to before, whatever phase found the problem
-//! (shared/STYLE.md habits 8 and 10). Fallback from Dantzig to Gauss-Seidel is explicit,
-//! counted and still produces a usable step.
+//! every body and joint bit-identical to before, whatever phase found the problem (the
+//! all-or-nothing commit of ARCHITECTURE.md's step pipeline). Fallback from Dantzig to
+//! Gauss-Seidel is explicit, counted and still produces a usable step.
 
 use stiction::lcp::dantzig::DantzigOptions;
 use stiction::math::Vec3;

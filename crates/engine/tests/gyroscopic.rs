@@ -2,7 +2,7 @@
 //!
 //! Torque-free, Euler's equations `I0 W' = (I0 W) x W` keep two quadratic invariants, the
 //! rotational energy `W . I0 W / 2` and `|L|`, and the world-frame `L` itself. Scene S5 of
-//! shared/SCENES.md (box 1 x 0.4 x 0.2 m, density 1000, no gravity, `W0 = (1, 2, 3)` rad/s in
+//! docs/scenes.md (box 1 x 0.4 x 0.2 m, density 1000, no gravity, `W0 = (1, 2, 3)` rad/s in
 //! the body frame, h = 1/60 s, 6000 steps) shows how each mode treats them:
 //! - `None` keeps the world angular velocity exactly, and so energy and |L|, but turns `L`;
 //! - `Explicit` gains energy every step until the state overflows;
@@ -12,12 +12,10 @@
 //! Then the tennis-racket flip about the intermediate axis, timed against an RK4 reference,
 //! the analytic precession of a symmetric top, and the equivalent-torque identity.
 
-use stiction::gyroscopic::{conserving_step, ConservingSolver, RotationalState};
+use stiction::dynamics::{angular_velocity_after_step, equivalent_torque, integrate_free_body};
+use stiction::dynamics::{conserving_step, ConservingSolver, RotationalState};
 use stiction::math::{Mat3, Quat, Vec3};
-use stiction::{
-    angular_velocity_after_step, equivalent_torque, integrate_free_body, GyroscopicMode,
-    IntegrationError, MassProperties, RigidBody, RigidBodyBuilder,
-};
+use stiction::{GyroscopicMode, IntegrationError, MassProperties, RigidBody, RigidBodyBuilder};
 
 const H: f64 = 1.0 / 60.0;
 const S5_STEPS: usize = 6000;

@@ -5,8 +5,9 @@
 //! a conservative mechanism keeps its energy up to symplectic Euler's bounded oscillation;
 //! without it (ODE's step) the energy decays at first order in `h`.
 //!
-//! "Undamped" means CFM 0: a row's CFM is a damper, `c = (1 - erp) / cfm` (shared/DESIGN.md),
-//! that dissipates `cfm * lambda^2` watts whatever the step (with the world's default 1e-5
+//! "Undamped" means CFM 0: a row's CFM is a damper, `c = (1 - erp) / cfm`
+//! (docs/dynamics.md#softness-erp-cfm-and-springs), that dissipates `cfm * lambda^2` watts
+//! whatever the step (with the world's default 1e-5
 //! the planar pendulum below loses 2 % over 10 s by it). The energy scale is the energy
 //! above the hanging rest state, measured after the first step (the spatial pendulum's
 //! initial velocities violate its joints, and the first step removes that part inelastically).

@@ -303,7 +303,8 @@ fn each_broken_rule_has_its_own_error() {
         );
     }
 
-    // Lacoursiere's diag(10, 4, 2) from seed 003: 2 + 4 < 10.
+    // diag(10, 4, 2), used in the literature on ODE's gyroscopic term
+    // (docs/dynamics.md#mass-properties): 2 + 4 < 10.
     let error = MassProperties::new(1.0, Vec3::ZERO, diag(10.0, 4.0, 2.0)).unwrap_err();
     match error {
         E::TriangleInequality { moments } => {

@@ -260,8 +260,8 @@ fn sparse_solve_and_dantzig_both_solve_a_resting_sphere_pile_with_friction() {
 /// certified on all 40; with the batches, 3 of the 160 steps fell back (one each in
 /// three of the piles, first measured as the piles settled by 200, 250 and 300 steps, and
 /// still 3 after post-stabilisation's rows were batched too): the weakness S2 shows at
-/// full size (BENCHMARKS.md), where such steps are the rule. (On a processor without AVX2
-/// the iterative stepper does not batch, and the piles are others.) At most 4 fallbacks;
+/// full size (docs/benchmarks-history.md), where such steps are the rule. (On a processor
+/// without AVX2 the iterative stepper does not batch, and the piles are others.) At most 4 fallbacks;
 /// every solved step's residual is at most 1e-9, and every pile stays in its container.
 #[test]
 fn sparse_solve_is_certified_on_resting_48_sphere_piles_but_for_a_few_steps() {
@@ -315,7 +315,8 @@ fn sparse_solve_is_certified_on_a_pyramid_with_friction() {
 fn sparse_solve_is_certified_on_a_sphere_pile_with_friction() {
     // The landing (the spheres touch from step 25 on) and the spheres rolling on each
     // other until they rest. Before the semismooth Newton steps the first fallback came
-    // at step 128 (5 in 400 steps), see BENCHMARKS.md, "S2 follow-up".
+    // at step 128 (5 in 400 steps), see docs/benchmarks-history.md, second session,
+    // "S2 on the exact stepper: not solved on most steps".
     let scene = certified(sphere_pile(3, 3, exact(0)).unwrap(), 400);
     for &ball in &scene.bodies {
         assert!(scene.world.body(ball).unwrap().position().z > 0.49);

@@ -6,18 +6,19 @@
 //!   either stepper.
 //! - A body in no island moves exactly (bit for bit) as [`integrate_free_body`] moves it:
 //!   the world adds nothing but integration for unconnected bodies.
-//! - Scene S5 (shared/SCENES.md) in the conserving gyroscopic mode keeps |L| and the
+//! - Scene S5 (docs/scenes.md) in the conserving gyroscopic mode keeps |L| and the
 //!   rotational energy within `1e-6` relative over 6000 steps inside a world.
 //! - Two separate pendulums make two islands; a free body makes none and costs no rows;
 //!   static and kinematic bodies do not join islands.
 //! - Once its buffers have grown, the iterative step allocates nothing (checked with a
 //!   counting allocator).
 
+use stiction::dynamics::integrate_free_body;
 use stiction::math::{Quat, Vec3};
 use stiction::scenes::spinner;
 use stiction::{
-    integrate_free_body, BodyKind, GyroscopicMode, MassProperties, PostStabilization,
-    RigidBodyBuilder, Solver, World, WorldError, WorldSettings, STANDARD_GRAVITY,
+    BodyKind, GyroscopicMode, MassProperties, PostStabilization, RigidBodyBuilder, Solver, World,
+    WorldError, WorldSettings, STANDARD_GRAVITY,
 };
 
 const H: f64 = 1.0 / 60.0;

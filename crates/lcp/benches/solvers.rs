@@ -1,6 +1,7 @@
-//! Criterion benchmarks of the boxed-LCP solvers on contact-like problems (BENCHMARKS.md
-//! records the figures): Dantzig from a cold start and warm-started from its own previous
-//! active set, and PGS for a fixed 50 sweeps.
+//! Criterion benchmarks of the boxed-LCP solvers on contact-like problems
+//! (docs/benchmarks-history.md, "LCP solvers (stiction-lcp)", records the figures): Dantzig
+//! from a cold start and warm-started from its own previous active set, and PGS for a fixed
+//! 50 sweeps.
 //!
 //! Run with `cargo bench -p stiction-lcp --bench solvers` (a few minutes on 2 cores). Plain
 //! `cargo test` does not run these; `cargo test --benches` would run each once as a test.

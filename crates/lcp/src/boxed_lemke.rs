@@ -5,7 +5,7 @@
 //! is not a boxed LCP with fixed bounds, so pivoting on fixed bounds can only approach it.
 //! Written with `x_t = p_t - m_t` and a slack `sigma_t` (the sliding speed along `t`), it is
 //! the standard LCP of the polygonal-cone formulation (Anitescu and Potra 1997; Drake's
-//! `ConstraintSolver`, seed 004), which Lemke's method solves:
+//! `ConstraintSolver`), which Lemke's method solves:
 //!
 //! ```text
 //! w_t + sigma_t >= 0            _|_ p_t >= 0
@@ -22,7 +22,7 @@
 //! this is the exact reference and the last resort of [`crate::dantzig`], not the fast path.
 //!
 //! [`solve_polygonal_lemke`] reads the friction rows differently, as the `k` edges of a
-//! polygonal cone (seed 004): each edge `e` of normal `n` is a unit direction with a
+//! polygonal cone (Drake's): each edge `e` of normal `n` is a unit direction with a
 //! non-negative force, and the edges of one normal share one slack `sigma_n`:
 //!
 //! ```text

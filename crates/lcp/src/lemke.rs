@@ -12,8 +12,8 @@
 //! always ends with a solution for P-matrices; for copositive-plus matrices (which include
 //! the positive semi-definite ones) a ray proves that no solution exists; Anitescu and Potra
 //! (1997) showed that it solves the polygonal friction-cone LCP of Drake's formulation
-//! (seed 004), whose matrix is copositive. Outside these classes a ray says nothing either
-//! way.
+//! (its `ConstraintSolver`), whose matrix is copositive. Outside these classes a ray says
+//! nothing either way.
 //!
 //! # Implementation
 //!

@@ -1,5 +1,5 @@
 //! Reduction of a mixed LCP to a standard LCP by solving for the free variables first
-//! (Drake's `ConstraintSolver`, seed 004, equations (a)-(j)).
+//! (Drake's `ConstraintSolver` documentation, equations (a)-(j)).
 //!
 //! The mixed problem ([`Mlcp`]) has free variables `u` (velocities, bilateral forces) and
 //! complementarity variables `y` (contact impulses, friction, slack):

@@ -4,7 +4,7 @@
 //! one-pass answer must be no worse than the pass's own pivoting left it.
 //!
 //! `cargo test -p stiction-lcp --test dantzig_passes -- --nocapture` prints the figures
-//! (time, passes, pivots, residual) that /work/notes and BENCHMARKS.md quote.
+//! (time, passes, pivots, residual) that docs/benchmarks-history.md quotes.
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -157,7 +157,7 @@ fn duplicated_rail_constraint_is_regularised_and_still_solved() {
     }
 }
 
-// ---------------------------------------------------------------- seed 004's friction MLCP
+// ------------------------------------------------------------------- Drake's friction MLCP
 
 const MASS: f64 = 2.0;
 const MU: f64 = 0.5;

@@ -1,4 +1,4 @@
-//! shared/SCENES.md S1-S5 in ODE, from the numbers of [`crate::spec`].
+//! docs/scenes.md S1-S5 in ODE, from the numbers of [`crate::spec`].
 
 use super::ffi::{dMass, dMassSetBox, dMassSetBoxTotal, peers_ode_lcp_message_count};
 use super::world::{OdeStepper, OdeWorld};

@@ -66,7 +66,7 @@ pub fn init_ode() {
 }
 
 impl OdeWorld {
-    /// An empty world with gravity `(0, 0, gravity_z)`, SCENES.md's ERP and CFM, 20 quickstep
+    /// An empty world with gravity `(0, 0, gravity_z)`, docs/scenes.md's ERP and CFM, 20 quickstep
     /// iterations, no auto-disable.
     pub fn new(stepper: OdeStepper, gravity_z: f64) -> Self {
         init_ode();

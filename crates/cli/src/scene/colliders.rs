@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use stiction::contact::{ContactCandidate, HookAction};
 use stiction::math::Vec3;
 use stiction::{BodyHandle, ColliderBuilder, Material, Pose, World};
+use stiction::{ContactCandidate, HookAction};
 
 use crate::scene::build::{Geometry, PlacedShape};
 use crate::scene::error::FieldError;

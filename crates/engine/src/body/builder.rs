@@ -1,11 +1,11 @@
 //! A builder that describes a body and validates the whole description at once.
 
+use crate::body::GyroscopicMode;
+use crate::body::OrientationUpdate;
 use crate::body::{
     check_damping, finite, unit_orientation, BodyKind, MassProperties, RigidBody, Velocity,
 };
 use crate::error::BodyError;
-use crate::gyroscopic::GyroscopicMode;
-use crate::integrate::OrientationUpdate;
 use crate::math::{Mat3, Quat, Vec3};
 
 /// Which frame an initial angular velocity was given in.

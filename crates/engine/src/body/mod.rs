@@ -4,20 +4,21 @@
 //! axes of the frame its mass properties were described in; `position` is the world position
 //! of the centre of mass; linear and angular velocities are in the world frame.
 
+mod activity;
 mod builder;
 mod mass;
+mod modes;
 mod shapes;
 mod state;
 mod validate;
 
+pub(crate) use activity::Activity;
 pub use builder::RigidBodyBuilder;
 pub use mass::MassProperties;
+pub use modes::{GyroscopicMode, OrientationUpdate};
 pub use state::{InverseMass, Velocity};
-pub use validate::{SYMMETRY_TOLERANCE, TRIANGLE_TOLERANCE};
 
 use crate::error::BodyError;
-use crate::gyroscopic::GyroscopicMode;
-use crate::integrate::OrientationUpdate;
 use crate::math::{rotate_tensor, Mat3, Quat, Vec3};
 
 /// How a body takes part in the simulation.

@@ -12,14 +12,14 @@
 //! world, at its pose in the world frame.
 
 use crate::collision::CollisionGroups;
-use crate::constraint::Pose;
 use crate::contact::Material;
 use crate::error::WorldError;
+use crate::handles::BodyHandle;
 use crate::math::{Quat, Vec3};
 use crate::parry::math::Pose as ParryPose;
 use crate::parry::shape::SharedShape;
 use crate::parry::utils::Array2;
-use crate::world::BodyHandle;
+use crate::rows::Pose;
 use std::f64::consts::FRAC_PI_2;
 
 /// A shape with a material and collision groups, attached to a body or to the static world.

@@ -54,16 +54,18 @@ mod filter;
 mod manifolds;
 mod reduce;
 
-pub use crate::world::arena::ColliderHandle;
+pub use crate::handles::ColliderHandle;
 pub use collider::{Collider, ColliderBuilder};
 pub use filter::CollisionGroups;
 
+use crate::body::Activity;
 use crate::body::RigidBody;
-use crate::constraint::Pose;
 use crate::contact::ContactSettings;
 use crate::contact::HookSlot;
 use crate::contact::{ContactCandidate, ContactGeometry, ContactMemory, ContactPoint, HookAction};
 use crate::error::WorldError;
+use crate::handles::Arena;
+use crate::handles::BodyHandle;
 use crate::math::Vec3;
 use crate::parry::math::Pose as ParryPose;
 use crate::parry::query::{
@@ -71,10 +73,7 @@ use crate::parry::query::{
     TrackedContact,
 };
 use crate::parry::shape::ShapeType;
-use crate::sleep::{Activity, SleepTracker};
-use crate::world::arena::Arena;
-use crate::world::BodyHandle;
-use crate::world::JointHandle;
+use crate::rows::Pose;
 use broad_phase::{BroadPhase, Proxy};
 use std::ops::Range;
 
@@ -108,29 +107,32 @@ fn prefetch_manifolds(next: Option<&PairState>, after: Option<&PairState>) {
     let _ = (next, after);
 }
 
-/// Steps 1 to 4 of the module docs: classifies bodies (waking those the user disturbed),
-/// finds candidate pairs, wakes what they touch (with `sleeping` on), and computes the
-/// contact points into `pipeline.points`. Fails only if the hook leaves an invalid value.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn detect(
+/// Finds the candidate pairs of this step (broad phase) from the bodies' `activity`, whose
+/// body pairs ([`CollisionPipeline::body_pairs`]) the sleep stage reads to wake what awake
+/// bodies reach before [`compute_contacts`].
+pub(crate) fn find_pairs(
     pipeline: &mut CollisionPipeline,
     colliders: &Arena<Collider, ColliderHandle>,
     bodies: &Arena<RigidBody, BodyHandle>,
-    joints: &Arena<crate::joint::Joint, JointHandle>,
-    sleep: &mut SleepTracker,
+    activity: &[Activity],
+    settings: &ContactSettings,
+) {
+    let ground = bodies.capacity() as u32;
+    pipeline.broad_phase(colliders, bodies, activity, ground, settings.prediction);
+}
+
+/// Computes the contact points of the candidate pairs into `pipeline.points` (narrow
+/// phase, contact hook) and orders them from the highest pair down along `gravity`. Fails
+/// only if the hook leaves an invalid value.
+pub(crate) fn compute_contacts(
+    pipeline: &mut CollisionPipeline,
+    colliders: &Arena<Collider, ColliderHandle>,
+    activity: &[Activity],
     hook: &HookSlot,
     settings: &ContactSettings,
-    sleeping: bool,
     gravity: Vec3,
 ) -> Result<(), WorldError> {
-    sleep.classify(bodies, sleeping);
-    let ground = bodies.capacity() as u32;
-    let prediction = settings.prediction;
-    pipeline.broad_phase(colliders, bodies, &sleep.activity, ground, prediction);
-    if sleeping {
-        sleep.propagate(&pipeline.body_pairs, joints, ground);
-    }
-    pipeline.narrow_phase(colliders, &sleep.activity, prediction, hook)?;
+    pipeline.narrow_phase(colliders, activity, settings.prediction, hook)?;
     pipeline.order_by_height(gravity);
     Ok(())
 }
@@ -139,7 +141,7 @@ pub(crate) fn detect(
 /// pairs. Ordered by exact heights, a resting pyramid's pairs of one layer traded places
 /// every step (their heights differ by the settling's nanometres), so the rows' order, and
 /// with it the islands' sort, changed every step for nothing. In 1 mm steps a layer keeps
-/// its pair order and [`crate::island::Islands::build`] reuses last step's sort (S1:
+/// its pair order and [`crate::solver::island::Islands::build`] reuses last step's sort (S1:
 /// islands phase 0.37 -> 0.25 ms/step). 1 cm steps made S2's projection work 6 % larger
 /// (pairs of a 1 cm band in pair order rather than by height); 1 mm steps 5 % smaller.
 const HEIGHT_QUANTUM: f64 = 0.001;
@@ -615,7 +617,7 @@ impl CollisionPipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::arena::Handle;
+    use crate::handles::Handle;
 
     /// A contact point of pair `pair` at height `z` (only what ordering reads is set).
     fn point_at(pair: u32, z: f64) -> ContactPoint {

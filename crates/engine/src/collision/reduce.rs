@@ -11,8 +11,8 @@
 //! start: among points within [`TIE`] of the extreme (coincident corners), the one parry
 //! lists first wins, never the one roundoff happens to favour.
 
-use crate::constraint::parts::plane_basis;
 use crate::math::Vec3;
+use crate::rows::parts::plane_basis;
 
 /// Most points kept per manifold.
 pub(crate) const MAX_POINTS: usize = 4;

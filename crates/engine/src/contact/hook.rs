@@ -17,11 +17,11 @@
 //! });
 //! ```
 
-use crate::collision::ColliderHandle;
-use crate::constraint::Softness;
 use crate::error::WorldError;
+use crate::handles::BodyHandle;
+use crate::handles::ColliderHandle;
 use crate::math::Vec3;
-use crate::world::BodyHandle;
+use crate::rows::Softness;
 use std::sync::Arc;
 
 /// Where a contact point is, as collision detection found it (read-only for the hook).

@@ -15,8 +15,8 @@
 //!
 //! A [`crate::ContactHook`] sees the combined values and may override them per contact.
 
-use crate::constraint::Softness;
 use crate::error::WorldError;
+use crate::rows::Softness;
 
 /// The surface properties of a collider.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -18,7 +18,7 @@
 //! the contact frame `(n, t1, t2)`, with `t2 = n x t1`. `t1` follows the predicted sliding
 //! velocity when there is one (faster than 1 mm/s), so box friction and the polygonal cone
 //! bound the force exactly along the direction of sliding; otherwise the fixed basis of
-//! [`crate::constraint::parts::plane_basis`].
+//! [`crate::rows::parts::plane_basis`].
 //!
 //! - **Softness**: ERP and CFM from the material ([`Material::combine`]). A contact found
 //!   at a positive separation (within [`ContactSettings::prediction`]) is speculative: its

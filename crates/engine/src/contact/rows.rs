@@ -1,10 +1,10 @@
 //! Contact points to rows (the equations are in [`crate::contact`]) and forces back.
 
-use crate::constraint::parts::{linear_row_at, plane_basis};
-use crate::constraint::{JacobianRow, Pose, Row, RowStorage, Softness};
 use crate::contact::{Contact, ContactPoint, ContactWrench, FrictionModel};
 use crate::math::Vec3;
-use crate::world::hot::Pair;
+use crate::rows::hot::Pair;
+use crate::rows::parts::{linear_row_at, plane_basis};
+use crate::rows::{JacobianRow, Pose, Row, RowStorage, Softness};
 
 /// Sliding speed (m/s) above which the first tangent follows the sliding direction.
 const ALIGN_SPEED: f64 = 1e-3;
@@ -276,7 +276,7 @@ pub(crate) fn estimate_loads(
 /// Appends the rows of every point to `storage` at `poses` (solver slots), the points
 /// taken in `order` (a permutation of their indices: from the highest pair to the lowest,
 /// the order Gauss-Seidel should visit them): each point's normal row, then its friction
-/// rows. That is the order the solvers take them in (`crate::island` keeps a contact's rows
+/// rows. That is the order the solvers take them in (`crate::solver::island` keeps a contact's rows
 /// together: Gauss-Seidel solves them as one block, the exact stepper's envelope
 /// factorisation stays narrow), so the islands need not regroup them.
 ///

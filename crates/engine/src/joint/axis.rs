@@ -3,14 +3,14 @@
 //!
 //! Each joint type says how many axes it has and, for given poses, each axis's coordinate
 //! and the Jacobian of its rate ([`JointAxis`]). The rows are the shared limit and motor
-//! parts of [`crate::constraint::parts`]; this file holds their settings, checks them, and
+//! parts of [`crate::rows::parts`]; this file holds their settings, checks them, and
 //! writes them in the order every type uses: after the type's own rows, for each axis in
 //! turn, its motor row (if it has a motor) then its limit row (if it has a limit). A limit
 //! row is written even while inert, so a joint's row count depends only on its settings
 //! and warm starts survive a stop being reached.
 
-use crate::constraint::{parts, JacobianRow, RowWriter, Softness};
 use crate::error::JointError;
+use crate::rows::{parts, JacobianRow, RowWriter, Softness};
 use std::f64::consts::{PI, TAU};
 
 /// A joint coordinate at some poses: its value and the Jacobian of its rate.

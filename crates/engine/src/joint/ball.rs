@@ -11,10 +11,10 @@
 //! ODE's `dJointCreateBall` (Smith, ODE manual "Ball and Socket"), in this engine's sign
 //! convention.
 
-use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::WorldError;
 use crate::joint::{check_finite, JointRows};
 use crate::math::Vec3;
+use crate::rows::{parts, Pose, RowWriter};
 
 /// A ball joint, described by its anchor in each body's frame (m, relative to the centre of
 /// mass; for the static world, world coordinates).
@@ -27,6 +27,11 @@ pub struct BallJoint {
 }
 
 impl BallJoint {
+    /// The anchors on A and B (body frames), by reference for the point-joint fast path.
+    pub(crate) fn anchors(&self) -> (&Vec3, &Vec3) {
+        (&self.local_anchor_a, &self.local_anchor_b)
+    }
+
     /// A ball joint from anchors in each body's frame.
     pub fn new(local_anchor_a: Vec3, local_anchor_b: Vec3) -> Self {
         Self {
@@ -55,10 +60,6 @@ impl JointRows for BallJoint {
 
     fn row_count(&self) -> usize {
         3
-    }
-
-    fn fixed_point(&self) -> Option<(&Vec3, &Vec3)> {
-        Some((&self.local_anchor_a, &self.local_anchor_b))
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {

@@ -16,11 +16,11 @@
 //! engine's sign convention. Where the anchors coincide `n` is undefined; the row then uses
 //! the world x axis, which a rod of length `d > 0` never needs for long.
 
-use crate::constraint::{parts, Pose, Row, RowWriter};
 use crate::error::{JointError, WorldError};
 use crate::joint::axis::{AxisControl, JointAxis, JointLimit};
 use crate::joint::{check_finite, JointRows};
 use crate::math::Vec3;
+use crate::rows::{parts, Pose, Row, RowWriter};
 
 /// A distance joint, described by its anchor in each body's frame (m; for the static world,
 /// world coordinates).

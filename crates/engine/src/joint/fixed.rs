@@ -14,10 +14,10 @@
 //! ODE's `dJointCreateFixed` (Smith, ODE manual "Fixed"), in this engine's sign convention.
 //! No free coordinate, so no limit or motor.
 
-use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::WorldError;
 use crate::joint::{check_finite, JointRows};
 use crate::math::{Quat, Vec3};
+use crate::rows::{parts, Pose, RowWriter};
 
 /// A fixed joint, described in each body's frame (for the static world, world
 /// coordinates).

@@ -19,11 +19,11 @@
 //! `J = [0, u, 0, -u]`: the axis a limit or motor row constrains (one axis, index 0, after
 //! the 5 rows above; see [`crate::joint::AxisControl`]).
 
-use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::WorldError;
 use crate::joint::axis::{AxisControl, JointAxis};
 use crate::joint::{check_axis_frames, check_finite, unit_direction, AxisFrame, JointRows};
 use crate::math::Vec3;
+use crate::rows::{parts, Pose, RowWriter};
 
 /// A hinge joint, described in each body's frame (anchors in m relative to the centre of
 /// mass, unit axes and reference vectors; for the static world, world coordinates).

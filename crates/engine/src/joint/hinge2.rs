@@ -31,11 +31,11 @@
 //!
 //! Both can have a motor (steering servo, drive) and a limit (steering lock).
 
-use crate::constraint::{parts, Pose, Row, RowWriter, Softness};
 use crate::error::{JointError, WorldError};
 use crate::joint::axis::{AxisControl, JointAxis};
 use crate::joint::{check_axis_frames, check_finite, unit_direction, AxisFrame, JointRows};
 use crate::math::Vec3;
+use crate::rows::{parts, Pose, Row, RowWriter, Softness};
 
 /// A suspension spring: stiffness (N/m) and damping (N s/m), finite, `>= 0`, not both zero.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,12 +1,12 @@
 //! A joint as the world keeps it (settings, feedback, warm start, breaking) and the builder
 //! that describes one for [`crate::World::add_joint`].
 
-use crate::constraint::{Pose, Softness};
 use crate::error::{JointError, WorldError};
+use crate::handles::BodyHandle;
 use crate::joint::axis::{JointLimit, JointMotor};
 use crate::joint::{JointKind, JointRows};
 use crate::math::Vec3;
-use crate::world::BodyHandle;
+use crate::rows::{Pose, Softness};
 use stiction_lcp::IndexState;
 
 /// What the joint did in the last step: the constraint force and torque it applied to each
@@ -106,14 +106,16 @@ impl Joint {
         change: impl FnOnce(&mut crate::joint::AxisControl),
     ) -> Result<(), WorldError> {
         let count = self.kind.axis_count();
-        let before = self.kind;
         let control = self
             .kind
             .control_mut(axis)
             .ok_or(JointError::NoSuchAxis { axis, count })?;
+        let before = *control;
         change(control);
         if let Err(error) = self.kind.validate() {
-            self.kind = before;
+            if let Some(control) = self.kind.control_mut(axis) {
+                *control = before;
+            }
             return Err(error);
         }
         Ok(())
@@ -251,7 +253,7 @@ fn check_threshold(value: f64) -> Result<f64, JointError> {
 }
 
 /// Describes a joint for [`crate::World::add_joint`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JointBuilder {
     pub(crate) body_a: BodyHandle,
     pub(crate) body_b: Option<BodyHandle>,
@@ -277,6 +279,21 @@ impl JointBuilder {
             break_force: f64::INFINITY,
             break_torque: f64::INFINITY,
         }
+    }
+
+    /// A user-written constraint between `body_a` and `body_b` (`None`: the static world):
+    /// any [`crate::JointRows`] (see the [`crate::rows`] module for how to write its rows).
+    /// It is stepped, warm-started, post-stabilised and reported like a built-in joint.
+    pub fn custom(
+        body_a: BodyHandle,
+        body_b: Option<BodyHandle>,
+        joint: impl crate::JointRows + Send + Sync + 'static,
+    ) -> Self {
+        Self::new(
+            body_a,
+            body_b,
+            JointKind::Custom(crate::joint::CustomJoint::new(joint)),
+        )
     }
 
     /// ERP and CFM for this joint's rows (see [`Joint::set_softness`]).
@@ -337,4 +354,13 @@ impl JointBuilder {
             last_state: Vec::new(),
         }
     }
+}
+
+/// A joint coordinate and its rate at the bodies' current state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointAxisState {
+    /// The coordinate: rad for angles (in `(-pi, pi]`), m for positions and distances.
+    pub position: f64,
+    /// Its rate, rad/s or m/s (the motion of A relative to B).
+    pub velocity: f64,
 }

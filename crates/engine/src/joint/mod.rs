@@ -2,7 +2,7 @@
 //!
 //! A joint connects body A to body B or, with `body_b = None`, to the static world. Each type
 //! lives in its own file, which opens with its constraint function `C`, `dC/dt` and `J`, and
-//! builds its rows from the shared parts of [`crate::constraint::parts`]. Adding a type means
+//! builds its rows from the shared parts of [`crate::rows::parts`]. Adding a type means
 //! a new file, a [`JointKind`] variant and a constructor; the solvers never learn joint types.
 //!
 //! | type | rows | free axes (limit, motor) |
@@ -37,7 +37,7 @@ mod live;
 pub(crate) mod points;
 mod slider;
 mod universal;
-mod world_api;
+mod write;
 
 pub use axis::{AxisControl, JointAxis, JointLimit, JointMotor};
 pub use ball::BallJoint;
@@ -45,14 +45,15 @@ pub use distance::DistanceJoint;
 pub use fixed::FixedJoint;
 pub use hinge::HingeJoint;
 pub use hinge2::{Hinge2Joint, Suspension};
-pub use live::{Joint, JointBuilder, JointFeedback};
+pub use live::{Joint, JointAxisState, JointBuilder, JointFeedback};
 pub use slider::SliderJoint;
 pub use universal::UniversalJoint;
-pub use world_api::JointAxisState;
+pub(crate) use write::{joint_slots, write_joint_rows_moving};
 
-use crate::constraint::{Pose, RowWriter};
 use crate::error::{JointError, WorldError};
 use crate::math::{Quat, Vec3};
+use crate::rows::{Pose, RowWriter};
+use std::sync::Arc;
 
 /// What a joint type must do: write its rows for the current poses.
 pub trait JointRows {
@@ -64,16 +65,9 @@ pub trait JointRows {
     /// The number of rows [`Self::write_rows`] writes in the velocity pass.
     fn row_count(&self) -> usize;
 
-    /// The anchors on A and B (body frames) if this joint's rows are always exactly
-    /// [`crate::constraint::parts::point_to_point`]'s three rows at them: unbounded,
-    /// stabilised, with the joint's softness and no target, whatever the poses and motion
-    /// (a ball joint). The steppers and post-stabilisation then write and re-read them
-    /// without the row writer, from a flat list of the step's point joints. By reference:
-    /// copied out of a returned tuple, the anchors went through the stack in mismatched
-    /// widths (stalled store-to-load forwards, five times the cost of the copy). Default:
-    /// `None`.
-    fn fixed_point(&self) -> Option<(&Vec3, &Vec3)> {
-        None
+    /// The type's name, for messages. Default: `"custom"`.
+    fn name(&self) -> &'static str {
+        "custom"
     }
 
     /// The anchor points on A and B in their body frames, for joints built on a point
@@ -131,8 +125,9 @@ pub(crate) fn write_axis_rows(joint: &impl JointRows, writer: &mut RowWriter) {
     }
 }
 
-/// The joint types.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The joint types: the built-in ones, and [`JointKind::Custom`] for a constraint written by
+/// the user ([`CustomJoint`]).
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum JointKind {
     /// Ball and socket: 3 rows.
@@ -149,6 +144,47 @@ pub enum JointKind {
     Hinge2(Hinge2Joint),
     /// Distance: 1 row, one axis.
     Distance(DistanceJoint),
+    /// A constraint written by the user: any [`JointRows`].
+    Custom(CustomJoint),
+}
+
+/// A user-written constraint, shared behind an [`Arc`] so that worlds holding it stay
+/// cheap to clone. Build it with [`CustomJoint::new`] or [`crate::JointBuilder::custom`].
+///
+/// Its limits and motors can be changed through [`crate::World::joint_mut`] only while no
+/// clone of the world shares it. Snapshots refuse worlds holding one
+/// ([`crate::SnapshotError::Unsupported`]): its type cannot be read back.
+#[derive(Clone)]
+pub struct CustomJoint(Arc<dyn JointRows + Send + Sync>);
+
+impl CustomJoint {
+    /// Wraps `joint`.
+    pub fn new(joint: impl JointRows + Send + Sync + 'static) -> Self {
+        Self(Arc::new(joint))
+    }
+
+    /// The wrapped constraint.
+    pub fn rows(&self) -> &(dyn JointRows + Send + Sync) {
+        &*self.0
+    }
+}
+
+impl PartialEq for CustomJoint {
+    /// The same shared constraint (not structural equality: the type is unknown).
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for CustomJoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "CustomJoint({}, {} rows)",
+            self.0.name(),
+            self.0.row_count()
+        )
+    }
 }
 
 impl JointKind {
@@ -161,11 +197,13 @@ impl JointKind {
             JointKind::Universal(j) => j,
             JointKind::Hinge2(j) => j,
             JointKind::Distance(j) => j,
+            JointKind::Custom(j) => j.rows(),
         }
     }
 
-    fn rows_mut(&mut self) -> &mut dyn JointRows {
-        match self {
+    /// The constraint to change, `None` for a custom joint shared with another world.
+    fn rows_mut(&mut self) -> Option<&mut dyn JointRows> {
+        Some(match self {
             JointKind::Ball(j) => j,
             JointKind::Hinge(j) => j,
             JointKind::Slider(j) => j,
@@ -173,6 +211,18 @@ impl JointKind {
             JointKind::Universal(j) => j,
             JointKind::Hinge2(j) => j,
             JointKind::Distance(j) => j,
+            JointKind::Custom(j) => Arc::get_mut(&mut j.0)?,
+        })
+    }
+
+    /// The anchors on A and B (body frames) when this joint's rows are always exactly the
+    /// three point rows at them, unbounded and stabilised (a ball joint): the steppers then
+    /// compute them without the row writer (`points.rs`). Matched here, not asked of the
+    /// trait, so the answer is inlined where the steppers ask every joint every step.
+    pub(crate) fn fixed_point(&self) -> Option<(&Vec3, &Vec3)> {
+        match self {
+            JointKind::Ball(j) => Some(j.anchors()),
+            _ => None,
         }
     }
 
@@ -186,6 +236,7 @@ impl JointKind {
             JointKind::Universal(_) => "universal",
             JointKind::Hinge2(_) => "hinge-2",
             JointKind::Distance(_) => "distance",
+            JointKind::Custom(j) => j.0.name(),
         }
     }
 }
@@ -199,18 +250,8 @@ impl JointRows for JointKind {
         self.rows().row_count()
     }
 
-    fn fixed_point(&self) -> Option<(&Vec3, &Vec3)> {
-        // Dispatched statically (each type's answer inlined, not returned through memory
-        // from a virtual call): the steppers ask every joint every step.
-        match self {
-            JointKind::Ball(j) => j.fixed_point(),
-            JointKind::Hinge(j) => j.fixed_point(),
-            JointKind::Slider(j) => j.fixed_point(),
-            JointKind::Fixed(j) => j.fixed_point(),
-            JointKind::Universal(j) => j.fixed_point(),
-            JointKind::Hinge2(j) => j.fixed_point(),
-            JointKind::Distance(j) => j.fixed_point(),
-        }
+    fn name(&self) -> &'static str {
+        JointKind::name(self)
     }
 
     fn local_anchors(&self) -> Option<(Vec3, Vec3)> {
@@ -238,7 +279,7 @@ impl JointRows for JointKind {
     }
 
     fn control_mut(&mut self, index: usize) -> Option<&mut AxisControl> {
-        self.rows_mut().control_mut(index)
+        self.rows_mut()?.control_mut(index)
     }
 }
 
@@ -253,6 +294,7 @@ macro_rules! joint_kind_from {
 }
 
 joint_kind_from!(
+    Custom(CustomJoint),
     Ball(BallJoint),
     Hinge(HingeJoint),
     Slider(SliderJoint),
@@ -348,9 +390,9 @@ mod tests {
     //! errors the rows report along a motion with velocities `u`.
 
     use super::*;
-    use crate::constraint::{Pose, RowStorage, Softness};
+    use crate::error::JointError;
     use crate::math::Quat;
-    use crate::JointError;
+    use crate::rows::{Pose, RowStorage, Softness};
 
     struct Motion {
         pose: [Pose; 2],
@@ -464,12 +506,12 @@ mod tests {
                 continue;
             };
             let (anchor_a, anchor_b) = points::world_anchors(a, b, *local_a, *local_b);
-            let point_errors = crate::constraint::parts::point_errors(anchor_a, anchor_b);
+            let point_errors = crate::rows::parts::point_errors(anchor_a, anchor_b);
             assert_eq!(point_errors.to_vec(), errors.error, "{name}");
-            let mut batch = crate::constraint::FixedRows::default();
+            let mut batch = crate::rows::FixedRows::default();
             let mut direct = RowStorage::default();
             points::push_point_rows(a, b, anchor_a, anchor_b, &mut direct);
-            batch.push(crate::constraint::EqualityBlock {
+            batch.push(crate::rows::EqualityBlock {
                 bodies: [0, 1],
                 softness: Softness::DEFAULT,
                 rows: 3,

@@ -9,14 +9,14 @@
 
 use std::ops::Range;
 
-use crate::constraint::{parts, JacobianRow, Pose, RowStorage};
-use crate::joint::{Joint, JointRows};
+use crate::handles::Arena;
+use crate::handles::JointHandle;
+use crate::joint::Joint;
 use crate::math::Vec3;
-use crate::world::arena::Arena;
-use crate::world::JointHandle;
+use crate::rows::{parts, JacobianRow, Pose, RowStorage};
 
 /// The enabled joints of one step, if they are point joints, in arena order (that of
-/// [`crate::stepper::write_joint_rows_moving`]).
+/// [`crate::joint::write_joint_rows_moving`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PointJoints {
     joints: Vec<PointJoint>,
@@ -61,7 +61,7 @@ impl PointJoints {
             };
             let entry = &mut self.joints[listed];
             entry.anchors = [*anchor_a, *anchor_b];
-            entry.bodies = crate::stepper::joint_slots(joint, ground);
+            entry.bodies = crate::joint::joint_slots(joint, ground);
             entry.slot = handle.index() as u32;
             entry.stabilized = joint.post_stabilize;
             listed += 1;
@@ -195,7 +195,7 @@ fn point_rows(
 
 /// Pushes the three point rows' Jacobians and errors of anchors `anchor_a` and `anchor_b`
 /// (world) for bodies at `pose_a` and `pose_b` onto `storage`'s `jacobian` and `error`
-/// columns, for a [`crate::constraint::FixedRows`] batch to complete.
+/// columns, for a [`crate::rows::FixedRows`] batch to complete.
 pub(crate) fn push_point_rows(
     pose_a: &Pose,
     pose_b: &Pose,

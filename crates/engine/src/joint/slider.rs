@@ -18,11 +18,11 @@
 //! one axis (index 0) for a limit (m) and a motor (m/s, N). ODE's `dJointCreateSlider`
 //! (Smith, ODE manual "Slider"), in this engine's sign convention.
 
-use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::WorldError;
 use crate::joint::axis::{AxisControl, JointAxis};
 use crate::joint::{check_finite, check_unit, unit_direction, JointRows};
 use crate::math::{Quat, Vec3};
+use crate::rows::{parts, Pose, RowWriter};
 
 /// A slider joint, described in each body's frame (for the static world, world
 /// coordinates).

@@ -23,11 +23,11 @@
 //!
 //! Each can have a limit (rad) and a motor (rad/s, N m).
 
-use crate::constraint::{parts, Pose, RowWriter};
 use crate::error::{JointError, WorldError};
 use crate::joint::axis::{AxisControl, JointAxis};
 use crate::joint::{check_axis_frames, check_finite, unit_direction, AxisFrame, JointRows};
 use crate::math::Vec3;
+use crate::rows::{parts, Pose, RowWriter};
 
 /// A universal joint, described in each body's frame (for the static world, world
 /// coordinates).

@@ -23,11 +23,11 @@
 //! when it would exceed a budget, leaving the island to Gauss-Seidel.
 
 use super::{violation, PIVOT_FLOOR};
-use crate::constraint::RowStorage;
-use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::math::Vec3;
-use crate::sparse::{dot4, scatter, RowMass};
-use crate::world::hot::Pair;
+use crate::rows::hot::Pair;
+use crate::rows::RowStorage;
+use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
+use crate::solver::sparse::{dot4, scatter, RowMass};
 use std::ops::Range;
 
 /// Relative regularisation of the set's diagonal. Coplanar contacts (four corners of a
@@ -233,8 +233,8 @@ fn hi_sign(hi: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constraint::{JacobianRow, Pose, Row, Softness};
     use crate::math::Mat3;
+    use crate::rows::{JacobianRow, Pose, Row, Softness};
 
     const Z: Vec3 = Vec3::Z;
     /// Slots: bodies 0 and 1 (unit mass), 2 the ground.

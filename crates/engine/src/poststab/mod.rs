@@ -18,22 +18,23 @@
 
 mod active_set;
 
-use crate::constraint::{FixedRows, JacobianRow, Pose, RowPass, RowStorage, Softness};
 use crate::contact::rows::{write_positional_rows, PositionalContact, CENTRAL_CONTACT_TOLERANCE};
 use crate::contact::ContactPoint;
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
-use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::error::WorldError;
-use crate::island::Islands;
+use crate::handles::Arena;
 use crate::joint::points::PointJoints;
 use crate::joint::Joint;
 use crate::math::{turn_by_cayley, Mat3, Vec3};
-use crate::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
-use crate::world::arena::Arena;
-use crate::world::hot::{HotBodies, Pair};
-use crate::world::settings::{PostStabilization, PostStabilizationMethod};
-use crate::world::JointHandle;
+use crate::rows::hot::{HotBodies, Pair};
+use crate::rows::{FixedRows, JacobianRow, Pose, RowPass, RowStorage, Softness};
+use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
+use crate::solver::island::Islands;
+use crate::solver::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
+pub mod settings;
+use crate::handles::JointHandle;
 use active_set::{ActiveSet, Island, Outcome};
+pub use settings::{PostStabilization, PostStabilizationMethod};
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 
 /// Sweeps of projected Gauss-Seidel for islands the direct method cannot take: the most a
@@ -977,7 +978,7 @@ fn write_joints(
 ) {
     let (poses, ground) = (&hot.next_pose, hot.ground());
     let ignore_ranges = |_, _| {};
-    crate::stepper::write_joint_rows_moving(
+    crate::joint::write_joint_rows_moving(
         joints,
         poses,
         None,

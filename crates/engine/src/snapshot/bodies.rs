@@ -4,16 +4,16 @@
 
 use super::invalid;
 use super::settings::SoftnessRecord;
+use crate::body::GyroscopicMode;
+use crate::body::OrientationUpdate;
 use crate::body::{check_damping, BodyKind, MassProperties, RigidBody, Velocity};
 use crate::collision::{Collider, CollisionGroups};
-use crate::constraint::Pose;
 use crate::contact::Material;
 use crate::error::SnapshotError;
-use crate::gyroscopic::GyroscopicMode;
-use crate::integrate::OrientationUpdate;
+use crate::handles::{Arena, Handle};
 use crate::math::{Mat3, Quat, Vec3};
 use crate::parry::shape::SharedShape;
-use crate::world::arena::{Arena, Handle};
+use crate::rows::Pose;
 use serde::{Deserialize, Serialize};
 
 /// A handle: slot index and generation.

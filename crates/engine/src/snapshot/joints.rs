@@ -107,7 +107,7 @@ enum KindRecord {
 
 impl KindRecord {
     fn of(kind: &JointKind) -> Self {
-        match *kind {
+        match kind.clone() {
             JointKind::Ball(j) => KindRecord::Ball(j),
             JointKind::Hinge(j) => KindRecord::Hinge(j),
             JointKind::Slider(j) => KindRecord::Slider(j),
@@ -115,6 +115,8 @@ impl KindRecord {
             JointKind::Universal(j) => KindRecord::Universal(j),
             JointKind::Hinge2(j) => KindRecord::Hinge2(j),
             JointKind::Distance(j) => KindRecord::Distance(j),
+            // Refused before any record is made (`World::snapshot_payload`).
+            JointKind::Custom(_) => unreachable!("custom joints are refused before recording"),
         }
     }
 

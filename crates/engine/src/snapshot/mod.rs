@@ -68,6 +68,7 @@ mod settings;
 
 use crate::collision::CollisionPipeline;
 use crate::error::SnapshotError;
+use crate::joint::JointKind;
 use crate::world::World;
 use bodies::{ArenaRecord, BodyRecord, ColliderRecord};
 use contacts::{ContactRecord, PairRecord, SleepRecord};
@@ -76,16 +77,6 @@ use serde::{Deserialize, Serialize};
 use settings::SettingsRecord;
 use std::io::{Read, Write};
 
-pub use frame_constants::{FORMAT_VERSION, MAGIC};
-
-/// The public face of the header constants.
-mod frame_constants {
-    /// The first bytes of every snapshot file.
-    pub const MAGIC: &[u8] = super::frame::MAGIC;
-    /// The snapshot format version this build writes (and the only one it reads).
-    pub const FORMAT_VERSION: u32 = super::frame::FORMAT_VERSION;
-}
-
 /// A world read back from a snapshot, with the step count saved beside it.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -93,6 +84,13 @@ pub struct Snapshot {
     pub world: World,
     /// The step count given to [`World::save_snapshot`] (the world itself only counts time).
     pub step: u64,
+}
+
+impl Snapshot {
+    /// The first bytes of every snapshot file.
+    pub const MAGIC: &'static [u8] = frame::MAGIC;
+    /// The snapshot format version this build writes (and the only one it reads).
+    pub const FORMAT_VERSION: u32 = frame::FORMAT_VERSION;
 }
 
 /// The payload, version 1.
@@ -156,6 +154,20 @@ impl World {
             contacts,
             wrenches,
         } = self;
+        // A user-written joint's type cannot be rebuilt from bytes: refuse before encoding.
+        if let Some((handle, joint)) = joints
+            .iter()
+            .find(|(_, j)| matches!(j.kind, JointKind::Custom(_)))
+        {
+            return Err(SnapshotError::Unsupported {
+                what: format!(
+                    "joint {handle:?}: it is a user-written constraint (`{}`), whose type a \
+                     snapshot cannot rebuild; remove it before saving and add it again after \
+                     loading",
+                    joint.kind.name()
+                ),
+            });
+        }
         let payload = Payload {
             step,
             time: *time,

@@ -3,15 +3,15 @@
 //! until the snapshot stores it too.
 
 use super::invalid;
-use crate::constraint::Softness;
 use crate::contact::{ContactSettings, FrictionModel};
 use crate::error::SnapshotError;
+use crate::joint::curvature::CurvatureCorrection;
 use crate::math::Vec3;
+use crate::poststab::{PostStabilization, PostStabilizationMethod};
+use crate::rows::Softness;
 use crate::sleep::SleepSettings;
-use crate::world::settings::{
-    CurvatureCorrection, ExactSettings, IterativeSettings, PostStabilization,
-    PostStabilizationMethod, Solver, WorldSettings,
-};
+use crate::solver::settings::{ExactSettings, IterativeSettings, Solver};
+use crate::step::settings::WorldSettings;
 use serde::{Deserialize, Serialize};
 use stiction_lcp::dantzig::DantzigOptions;
 use stiction_lcp::pgs::PgsOptions;

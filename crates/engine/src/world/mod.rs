@@ -23,28 +23,25 @@
 //! assert!(world.joint(rod).unwrap().feedback().force_a.length() > 0.0);
 //! ```
 
-pub(crate) mod arena;
-pub(crate) mod capture;
-pub(crate) mod hot;
-pub mod settings;
+mod joints;
 
-pub use arena::{BodyHandle, ColliderHandle, JointHandle};
-pub use settings::{
-    CurvatureCorrection, ExactSettings, IterativeSettings, PostStabilization,
-    PostStabilizationMethod, Solver, WorldSettings,
-};
+pub use crate::handles::{BodyHandle, ColliderHandle, JointHandle};
+pub use crate::joint::curvature::CurvatureCorrection;
+pub use crate::poststab::{PostStabilization, PostStabilizationMethod};
+pub use crate::solver::settings::{ExactSettings, IterativeSettings, Solver};
+pub use crate::step::settings::WorldSettings;
 
 use crate::body::RigidBody;
 use crate::collision::{Collider, ColliderBuilder, CollisionPipeline};
-use crate::constraint::Pose;
 use crate::contact::{Contact, ContactHook, ContactWrench, HookSlot};
 use crate::diagnostics::StepStats;
 use crate::error::{JointError, WorldError};
+use crate::handles::Arena;
 use crate::joint::{BallJoint, HingeJoint, Joint, JointBuilder, JointRows};
 use crate::math::Vec3;
+use crate::rows::Pose;
 use crate::sleep::SleepTracker;
-use crate::stepper::StepScratch;
-use arena::Arena;
+use crate::step::{StepScratch, StepState};
 use std::sync::Arc;
 
 /// Bodies, joints, colliders, settings and the buffers a step reuses.
@@ -130,9 +127,63 @@ impl World {
     /// [`crate::FrictionModel`]).
     pub fn set_solver(&mut self, solver: Solver) -> Result<(), WorldError> {
         solver.validate()?;
-        settings::check_friction_model(&solver, self.settings.contacts.friction_model)?;
+        crate::step::settings::check_friction_model(
+            &solver,
+            self.settings.contacts.friction_model,
+        )?;
         self.settings.solver = solver;
         Ok(())
+    }
+
+    /// Advances the world by `h` seconds (finite, `> 0`; it may change from call to call).
+    ///
+    /// The stages (ARCHITECTURE.md lists them; docs/dynamics.md gives the mathematics):
+    /// collision detection (colliders, contact hook, waking); unconstrained velocities `u*`
+    /// from forces, gravity, damping and each body's gyroscopic mode; rows from the enabled
+    /// joints and the contacts; islands of bodies connected by rows; per island the boxed
+    /// LCP `A lambda = b + w`, `A = J M^-1 J^T + diag(cfm)/h`,
+    /// `b = (-erp C / h + target - J u*) / h`, solved by Dantzig on the dense `A` (falling
+    /// back to Gauss-Seidel) or by Gauss-Seidel on the sparse rows;
+    /// `u+ = u* + h M^-1 J^T lambda`; poses by [`crate::dynamics::advance_pose`]; then
+    /// post-stabilisation of joint errors and contact penetrations. Bodies and joints are
+    /// written only at the end.
+    ///
+    /// Returns the step's statistics. On error nothing changed: every body and joint is
+    /// exactly as before (the statistics of the refused step are still readable through
+    /// [`World::step_stats`]).
+    pub fn step(&mut self, h: f64) -> Result<&StepStats, WorldError> {
+        let World {
+            bodies,
+            joints,
+            colliders,
+            settings,
+            stats,
+            scratch,
+            collision,
+            hook,
+            sleep,
+            contacts,
+            wrenches,
+            ..
+        } = self;
+        crate::step::step(
+            StepState {
+                bodies,
+                joints,
+                colliders,
+                settings,
+                stats,
+                scratch,
+                collision,
+                hook,
+                sleep,
+                contacts,
+                wrenches,
+            },
+            h,
+        )?;
+        self.time += h;
+        Ok(&self.stats)
     }
 
     /// Simulated time, s: the sum of the committed steps.

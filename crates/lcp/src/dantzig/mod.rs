@@ -1,9 +1,9 @@
 //! Dantzig's principal pivoting for the boxed LCP: the exact solver (ODE's `dWorldStep`).
 //!
-//! The algorithm (seed 002, the module `pivot`) visits the indices in order (unbounded rows first,
-//! then ordinary rows, then friction rows), driving each into a valid state while keeping
-//! every earlier one valid, with the clamped block `A_CC` held as an incrementally updated
-//! `L D L^T` ([`ldlt`]). What this implementation adds to ODE's:
+//! The algorithm (ODE's `dSolveLCP`, the module `pivot`) visits the indices in order
+//! (unbounded rows first, then ordinary rows, then friction rows), driving each into a valid
+//! state while keeping every earlier one valid, with the clamped block `A_CC` held as an
+//! incrementally updated `L D L^T` ([`ldlt`]). What this implementation adds to ODE's:
 //!
 //! - **Degeneracy safety.** Sign tests use tolerances relative to the problem's scale, so a
 //!   round-off-sized slack of the wrong sign is a zero step, not ODE's `s <= 0` failure; ties

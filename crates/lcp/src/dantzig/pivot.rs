@@ -8,7 +8,8 @@
 //! end of the pass).
 //!
 //! Driving index `i` in direction `dir`: `dx_C = -dir A_CC^-1 A_Ci`, `dw = A dx + dir A_i`,
-//! and the step `s` is the largest that keeps every index valid (the six cases of seed 002).
+//! and the step `s` is the largest that keeps every index valid (the six cases of ODE's
+//! `dSolveLCP`).
 //! Degeneracy is handled by (1) sign tests with tolerances relative to the problem's scale,
 //! so that round-off never produces a negative step; (2) zero steps allowed, with ties broken
 //! towards finishing the driving index and otherwise towards the smallest index (Bland's

@@ -1,10 +1,10 @@
 //! AVX2 arithmetic for Gauss-Seidel's batches of four independent contact blocks
 //! (`stiction_lcp::pgs`'s batches, laid out lane by lane in
-//! [`crate::sparse::LaneBlocks`]): [`batch`] does a whole batch's update, products
+//! [`crate::solver::sparse::LaneBlocks`]): [`batch`] does a whole batch's update, products
 //! `J v`, the three projected steps of each lane's block and the accumulators'
 //! `M^-1 J^T delta`, four blocks per instruction; [`row_batch`] the same for four
 //! independent single rows (post-stabilisation's contact normals, mostly). The batches'
-//! forces stay lane by lane during the sweeps (`crate::sparse`'s `LaneUnits::forces`,
+//! forces stay lane by lane during the sweeps (`crate::solver::sparse`'s `LaneUnits::forces`,
 //! written back to the solver's `x` when it reads it): a vector load and store a row
 //! instead of four scalar ones (S4 0.0654 -> 0.0630 ms/step).
 //!
@@ -14,10 +14,10 @@
 //! everything inside compiled for AVX2 (closures passed to `array::map` and
 //! `#[inline(always)]` helpers lose the target feature, and the intrinsics become calls).
 //!
-//! Only compiled for x86-64; [`crate::sparse::SparseOperator`] batches blocks only after
+//! Only compiled for x86-64; [`crate::solver::sparse::SparseOperator`] batches blocks only after
 //! detecting AVX2 at run time, which is what makes calling these functions sound.
 
-use crate::world::hot::Pair;
+use crate::rows::hot::Pair;
 use std::arch::x86_64::{
     __m256d, _mm256_add_pd, _mm256_andnot_pd, _mm256_castpd256_pd128, _mm256_cmp_pd,
     _mm256_extractf128_pd, _mm256_loadu_pd, _mm256_max_pd, _mm256_min_pd, _mm256_movemask_pd,
@@ -262,7 +262,7 @@ fn step(
 
 /// Consecutive batches of a sweep's plan, each four independent units of `ROWS` rows on
 /// two bodies (a contact block's three, or a single row) laid out lane by lane in compact
-/// form (`crate::sparse`), with their constants `C`, aligned. The units' forces come
+/// form (`crate::solver::sparse`), with their constants `C`, aligned. The units' forces come
 /// separately, lane by lane too.
 pub(crate) struct LaneRun<'a, const ROWS: usize, C> {
     pub(crate) slots: &'a [[[u32; 4]; 2]],
@@ -428,7 +428,7 @@ fn batch(
     ))
 }
 
-/// The scaled residual terms ([`crate::sparse::sparse_residual`]'s, row for row) of the
+/// The scaled residual terms ([`crate::solver::sparse::sparse_residual`]'s, row for row) of the
 /// contact blocks batched in `run`, whose lanes' first rows are `first_rows`, at the forces
 /// `x` and the accumulators `cache` (`M^-1 J^T x`): the largest distance outside the bounds
 /// and the largest natural-map residual, and whether either was NaN. `lo`, `hi`, `b` are
@@ -502,7 +502,7 @@ fn has_nan(v: __m256d) -> bool {
 
 /// Adds `M^-1 J^T x` of the contact blocks batched in `run` (lanes' first rows
 /// `first_rows`) to the accumulators `cache`: the warm start's share of
-/// [`crate::sparse::SparseOperator`]'s `begin`, four blocks per instruction.
+/// [`crate::solver::sparse::SparseOperator`]'s `begin`, four blocks per instruction.
 ///
 /// # Safety
 /// The processor must support AVX2.

@@ -19,7 +19,7 @@
 //!   `H = M + J_F^T R_F^-1 J_F`, one 6 x 6 block per body, factored by our block
 //!   Cholesky ([`cholesky`], [`block`]) after a minimum-degree ordering of the body graph
 //!   ([`ordering`]). Each solve is refined against the true sparse operator
-//!   ([`crate::sparse::SparseOperator`]) until the clamped rows' slack is below
+//!   ([`crate::solver::sparse::SparseOperator`]) until the clamped rows' slack is below
 //!   [`REFINE_TOLERANCE`] of the problem's scale.
 //! - **Friction**: a friction row at a bound has `x = +-mu x_n` with the current normal
 //!   force; the refinement re-reads the bounds after every correction, so friction bounds
@@ -34,7 +34,7 @@
 //!   honest, so an island where the floor matters converges slowly or falls back.
 //!
 //! Success means no row violates its set and the normalised residual
-//! ([`crate::sparse::sparse_residual`]) is at most [`RESIDUAL_TOLERANCE`]; otherwise the
+//! ([`crate::solver::sparse::sparse_residual`]) is at most [`RESIDUAL_TOLERANCE`]; otherwise the
 //! caller falls back to projected Gauss-Seidel as for a failed Dantzig solve.
 
 mod active_set;
@@ -45,10 +45,10 @@ mod newton;
 mod ordering;
 mod system;
 
-use crate::constraint::RowStorage;
 use crate::math::Mat3;
-use crate::sparse::{sparse_residual, RowMass, SparseOperator};
-use crate::world::hot::Pair;
+use crate::rows::hot::Pair;
+use crate::rows::RowStorage;
+use crate::solver::sparse::{sparse_residual, RowMass, SparseOperator};
 use active_set::{admissible, bounds, wanted, Moves, Safeguard};
 use std::ops::Range;
 use stiction_lcp::pgs::RowOperator;

@@ -1,6 +1,6 @@
 //! Reusable constraint parts: the rows that several joint types (and contacts) share.
 //!
-//! Sign convention (see [`crate::constraint`]): `J u` is the motion of A's side minus B's.
+//! Sign convention (see [`crate::rows`]): `J u` is the motion of A's side minus B's.
 //!
 //! **Point part** (ball; the point of hinge, fixed, universal, hinge-2). World anchors
 //! `p_a = x_a + r_a`, `p_b = x_b + r_b`:
@@ -64,8 +64,8 @@
 //! The Jacobians are those of ODE's `dxJointHinge` (Smith, ODE manual), written in this
 //! engine's sign convention.
 
-use crate::constraint::{JacobianRow, Pose, Row, RowWriter, Softness};
 use crate::math::{Quat, Vec3};
+use crate::rows::{JacobianRow, Pose, Row, RowWriter, Softness};
 
 /// A unit basis `(p, q)` of the plane normal to the unit vector `n`, with `p x q = n`.
 ///

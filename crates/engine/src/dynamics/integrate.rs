@@ -2,31 +2,20 @@
 //! in ODE), then position and orientation from the new velocities.
 //!
 //! The world step will split this in two around the constraint solve: it reads
-//! [`applied_force`] and [`crate::gyroscopic::equivalent_torque`] for `f_ext`, lets the solver
+//! [`applied_force`] and [`crate::dynamics::gyroscopic::equivalent_torque`] for `f_ext`, lets the solver
 //! produce `u+`, then calls [`advance_pose`]. [`integrate_free_body`] is the same pipeline
 //! without constraints, so a free body in a world moves exactly as it does here.
 
 use crate::body::{BodyKind, RigidBody};
-use crate::error::IntegrationError;
-use crate::gyroscopic::{
-    angular_velocity_after_step, ConservingSolver, Convergence, GyroscopicMode, RotationalState,
+use crate::body::{GyroscopicMode, OrientationUpdate};
+use crate::dynamics::gyroscopic::{
+    angular_velocity_after_step, ConservingSolver, Convergence, RotationalState,
 };
+use crate::error::IntegrationError;
 use crate::math::{cayley, Quat, Vec3};
 
 /// Standard gravity, m/s^2, z up (shared/DESIGN.md).
 pub const STANDARD_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.81);
-
-/// How the orientation is advanced from an angular velocity `w` (world frame) over `h`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum OrientationUpdate {
-    /// `q+ = normalize(q + (h/2) [0, w] q)` (ODE's default). This is exactly the Cayley map: a
-    /// rotation about `w` by `2 atan(h |w| / 2)`, short of `h |w|` by `(h |w|)^3 / 12`.
-    #[default]
-    Linear,
-    /// `q+ = exp((h/2) [0, w]) q`: the exact rotation by `h |w|` about `w` (ODE's "finite
-    /// rotation" mode), exact for a constant angular velocity.
-    ExponentialMap,
-}
 
 /// What one free-body step did.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -59,7 +48,7 @@ pub fn integrate_orientation(
 /// `I0 W+ = cay(-h Wm) I0 W` (for a free body), so with `R+ = R cay(h Wm)` the world momentum
 /// `R+ I0 W+ = R I0 W` is unchanged to round-off. The exponential map would rotate it by
 /// `O(h^3)` per step. And because `w_end = R+ W+`, solving for `Wm` from the two world
-/// velocities gives back the attitude of [`crate::gyroscopic::angular_velocity_after_step`]
+/// velocities gives back the attitude of [`crate::dynamics::gyroscopic::angular_velocity_after_step`]
 /// for a free body, while still accepting any constrained `w_end` from the solver.
 ///
 /// If the iteration does not converge (only for `h |w|` near 2 or beyond), the [`Linear`]

@@ -16,7 +16,7 @@
 //! keeps a point of A on a line of B (a "point on line" joint) with the shared parts:
 //!
 //! ```
-//! use stiction::constraint::{parts, RowWriter};
+//! use stiction::rows::{parts, RowWriter};
 //! use stiction::math::Vec3;
 //! use stiction::JointRows;
 //!
@@ -51,6 +51,7 @@
 //! Contacts are another producer: a normal row bounded to `[0, inf)` and two
 //! [`Row::friction`] rows pointing at it; the solvers see only the flat arrays.
 
+pub(crate) mod hot;
 pub mod parts;
 pub mod row;
 pub mod softness;

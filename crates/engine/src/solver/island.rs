@@ -7,7 +7,7 @@
 //! friction indices rewritten relative to the island. Bodies touched by no row belong to no
 //! island and cost only integration. All arrays are reused between steps.
 
-use crate::constraint::RowStorage;
+use crate::rows::RowStorage;
 use std::ops::Range;
 
 const NONE: u32 = u32::MAX;
@@ -436,7 +436,7 @@ impl Islands {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constraint::{JacobianRow, Pose, Row, Softness};
+    use crate::rows::{JacobianRow, Pose, Row, Softness};
 
     fn add_row(raw: &mut RowStorage, a: u32, b: u32, bounded: bool) {
         let mut w = raw.writer([a, b], [Pose::IDENTITY; 2], Softness::DEFAULT, false);

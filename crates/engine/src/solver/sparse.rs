@@ -11,9 +11,9 @@
 //!
 //! `r_i` is `cfm_i / h` for the velocity solve and a tiny regulariser for post-stabilisation.
 
-use crate::constraint::{JacobianRow, RowStorage};
 use crate::math::{Mat3, Vec3};
-use crate::world::hot::Pair;
+use crate::rows::hot::Pair;
+use crate::rows::{JacobianRow, RowStorage};
 use stiction_lcp::pgs::{BatchUpdate, LaneConstants, RowLaneConstants, RowOperator};
 use stiction_lcp::Residual;
 
@@ -246,10 +246,10 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
         batches: std::ops::Range<usize>,
         constants: &'a [C],
     ) -> (
-        crate::lanes::LaneRun<'a, ROWS, C>,
+        crate::solver::lanes::LaneRun<'a, ROWS, C>,
         &'a mut [[[f64; 4]; ROWS]],
     ) {
-        let run = crate::lanes::LaneRun {
+        let run = crate::solver::lanes::LaneRun {
             slots: &self.slots[batches.clone()],
             linear: &self.linear[batches.clone()],
             angular: &self.angular[batches.clone()],
@@ -263,9 +263,9 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
 
     /// Every batch as one run (no constants), for [`sparse_residual`].
     #[cfg(target_arch = "x86_64")]
-    fn all(&self) -> crate::lanes::LaneRun<'_, ROWS, ()> {
+    fn all(&self) -> crate::solver::lanes::LaneRun<'_, ROWS, ()> {
         let n = self.first_rows.len();
-        crate::lanes::LaneRun {
+        crate::solver::lanes::LaneRun {
             slots: &self.slots[..n],
             linear: &self.linear[..n],
             angular: &self.angular[..n],
@@ -325,7 +325,7 @@ impl<'a> SparseOperator<'a> {
         dynamic: &'a [bool],
         inverse_mass: &'a [f64],
     ) -> Self {
-        // The batches' arithmetic is AVX2 (`crate::lanes`); elsewhere blocks go one by one.
+        // The batches' arithmetic is AVX2 (`crate::solver::lanes`); elsewhere blocks go one by one.
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             self.batches = Some((lanes, dynamic, inverse_mass));
@@ -434,7 +434,9 @@ impl RowOperator for SparseOperator<'_> {
         if let (true, Some((lanes, _, _))) = (self.laid_out, &self.batches) {
             let units = &lanes.blocks;
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
-            unsafe { crate::lanes::apply_forces(self.cache, units.all(), &units.first_rows, x) };
+            unsafe {
+                crate::solver::lanes::apply_forces(self.cache, units.all(), &units.first_rows, x)
+            };
             heads = &lanes.block_heads;
         }
         let mut i = 0;
@@ -510,7 +512,7 @@ impl RowOperator for SparseOperator<'_> {
         if let Some((lanes, _, _)) = &mut self.batches {
             let (run, forces) = lanes.rows.run(batches, constants);
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
-            let moved = unsafe { crate::lanes::row_batches(self.cache, run, forces) };
+            let moved = unsafe { crate::solver::lanes::row_batches(self.cache, run, forces) };
             return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
         }
         let _ = (batches, rows, constants, x);
@@ -558,7 +560,7 @@ impl RowOperator for SparseOperator<'_> {
         if let Some((lanes, _, _)) = &mut self.batches {
             let (run, forces) = lanes.blocks.run(batches, constants);
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
-            let moved = unsafe { crate::lanes::batches(self.cache, run, forces) };
+            let moved = unsafe { crate::solver::lanes::batches(self.cache, run, forces) };
             return moved.map_or(BatchUpdate::NonFinite, BatchUpdate::Moved);
         }
         let _ = (batches, heads, constants, x);
@@ -665,7 +667,7 @@ pub(crate) fn sparse_residual(
         if !units.first_rows.is_empty() {
             // SAFETY: `batches` is only set once AVX2 was detected (`with_batches`).
             let (bound, complementarity, nan) = unsafe {
-                crate::lanes::block_residuals(
+                crate::solver::lanes::block_residuals(
                     op.cache,
                     units.all(),
                     &units.first_rows,

@@ -35,20 +35,13 @@
 //! ```
 
 use crate::error::{JointError, WorldError};
+use crate::handles::{BodyHandle, JointHandle};
 use crate::joint::{
-    DistanceJoint, FixedJoint, Hinge2Joint, JointBuilder, JointRows, SliderJoint, UniversalJoint,
+    DistanceJoint, FixedJoint, Hinge2Joint, JointAxisState, JointBuilder, JointRows, SliderJoint,
+    UniversalJoint,
 };
 use crate::math::Vec3;
-use crate::world::{BodyHandle, JointHandle, World};
-
-/// A joint coordinate and its rate at the bodies' current state.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct JointAxisState {
-    /// The coordinate: rad for angles (in `(-pi, pi]`), m for positions and distances.
-    pub position: f64,
-    /// Its rate, rad/s or m/s (the motion of A relative to B).
-    pub velocity: f64,
-}
+use crate::world::World;
 
 impl World {
     /// Adds a slider between `body_a` and `body_b` (`None`: the static world) along the

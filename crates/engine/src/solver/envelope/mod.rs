@@ -11,8 +11,8 @@ mod skyline;
 
 pub(crate) use skyline::Skyline;
 
-use crate::constraint::RowStorage;
-use crate::sparse::{coupling, RowMass};
+use crate::rows::RowStorage;
+use crate::solver::sparse::{coupling, RowMass};
 
 /// Scratch of [`EnvelopeBuilder::factor`], reused between islands and steps.
 #[derive(Debug, Clone, Default)]
@@ -205,8 +205,8 @@ impl EnvelopeBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constraint::{JacobianRow, Pose, Row, Softness};
     use crate::math::{Mat3, Vec3};
+    use crate::rows::{JacobianRow, Pose, Row, Softness};
 
     /// One row per pair of `bodies`, each with its own lever arms.
     fn rows_on(bodies: &[[u32; 2]]) -> (RowStorage, RowMass) {

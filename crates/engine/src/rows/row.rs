@@ -5,8 +5,8 @@
 //! 2 x 6 Jacobian, the position error `C`, a target velocity, ERP, CFM, force bounds, an
 //! optional friction index and a warm start; the solve writes the force `lambda` back.
 
-use crate::constraint::{Pose, Softness};
 use crate::math::Vec3;
+use crate::rows::{Pose, Softness};
 use stiction_lcp::IndexState;
 
 /// One Jacobian row: the derivative of a scalar constraint with respect to the velocities of
@@ -435,7 +435,7 @@ impl RowStorage {
 /// Appends one producer's rows (a joint's, a contact's) to the step's [`RowStorage`].
 ///
 /// The writer knows the two bodies and their poses, so shared parts
-/// ([`crate::constraint::parts`]) can compute lever arms from world anchors.
+/// ([`crate::rows::parts`]) can compute lever arms from world anchors.
 pub struct RowWriter<'a> {
     storage: &'a mut RowStorage,
     bodies: [u32; 2],

@@ -8,8 +8,8 @@
 //! mirrored, so `A` is exactly symmetric (Dantzig's `L D L^T` requires it). Problems are kept
 //! in a pool, one per island position, and reused while an island keeps its size.
 
-use crate::constraint::RowStorage;
-use crate::sparse::{coupling, RowMass};
+use crate::rows::RowStorage;
+use crate::solver::sparse::{coupling, RowMass};
 use std::ops::Range;
 use stiction_lcp::{BoxedLcp, DenseMatrix};
 

@@ -6,21 +6,21 @@
 //!    to the lowest.
 //! 1. **Forces**: for each awake dynamic body, the unconstrained velocity
 //!    `u* = (u + h M^-1 (f + m g)) / (1 + h c)`, with the angular part from the body's
-//!    gyroscopic mode ([`crate::gyroscopic::angular_velocity_after_step`], which is
+//!    gyroscopic mode ([`crate::dynamics::gyroscopic::angular_velocity_after_step`], which is
 //!    `w + h I^-1 tau~` for the equivalent torque `tau~` of [`crate::equivalent_torque`]).
 //!    A sleeping body is fixed: zero velocity, infinite mass.
 //! 2. **Rows**: every enabled joint writes its rows at the current poses (with the
 //!    curvature term, [`crate::joint::curvature`]), then every contact point its normal
 //!    row followed by its friction rows ([`crate::contact`]), warm-started from the
 //!    point's memory (or, for a new point, from the weight it carries).
-//! 3. **Islands**: bodies connected by rows ([`crate::island`]).
+//! 3. **Islands**: bodies connected by rows ([`crate::solver::island`]).
 //! 4. **Solve**: per island, `A lambda = b + w` with `A = J M^-1 J^T + diag(cfm)/h` and
 //!    `b = (rhs - J u*) / h`, `rhs = -erp C / h + target`: exactly (Dantzig on the dense `A`,
-//!    or for large islands the sparse active-set solver of [`crate::sparse_exact`], both
+//!    or for large islands the sparse active-set solver of [`crate::solver::sparse_exact`], both
 //!    falling back to Gauss-Seidel; Lemke for the polygonal friction cone) or iteratively
 //!    (Gauss-Seidel on the sparse rows, projecting friction pairs on the Coulomb disk if
 //!    asked). Either stepper solves a large island of bilateral rows only (a joint chain
-//!    or tree) by one envelope factorisation ([`crate::envelope`]) when that is cheaper.
+//!    or tree) by one envelope factorisation ([`crate::solver::envelope`]) when that is cheaper.
 //! 5. **Velocities**: `u+ = u* + h M^-1 J^T lambda`.
 //! 6. **Integration**: poses by [`crate::advance_pose`] (so the conserving gyroscopic mode
 //!    uses its midpoint attitude update); sleepers keep theirs.
@@ -43,28 +43,37 @@
 //! (one-sided rows are then solved by projected Gauss-Seidel with their sign kept).
 //! Contacts (`crate::contact::rows`) are the example.
 
-use crate::assemble::{assemble_island, ProblemPool};
+pub(crate) mod capture;
+pub mod settings;
+
+use crate::body::Activity;
+use crate::body::RigidBody;
 use crate::body::{BodyKind, Velocity};
-use crate::constraint::{EqualityBlock, FixedRows, Pose, RowMotion, RowPass, RowStorage, Softness};
+use crate::collision::{self, Collider, CollisionPipeline};
 use crate::contact::{rows as contact_rows, FrictionModel};
+use crate::contact::{Contact, ContactWrench, HookSlot};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
-use crate::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
+use crate::dynamics::gyroscopic::angular_velocity_in_step;
+use crate::dynamics::integrate::{applied_force, damping_factor, pose_after_step};
 use crate::error::{IntegrationError, WorldError};
-use crate::gyroscopic::angular_velocity_in_step;
-use crate::integrate::{applied_force, damping_factor, pose_after_step};
-use crate::island::Islands;
+use crate::handles::Arena;
+use crate::handles::{BodyHandle, ColliderHandle, JointHandle};
 use crate::joint::curvature::{add_curvature_targets, CurvatureScratch};
-use crate::joint::points::{push_point_rows, world_anchors, PointJoints};
-use crate::joint::{Joint, JointFeedback, JointRows};
+use crate::joint::points::PointJoints;
+use crate::joint::write_joint_rows_moving;
+use crate::joint::{Joint, JointFeedback};
 use crate::math::Vec3;
 use crate::poststab::{PostStabilizer, SharedFactors};
-use crate::sleep::Activity;
-use crate::sparse::{scatter, sparse_residual, LaneBlocks, RowMass, SparseOperator};
-use crate::sparse_exact::{SparseExactSolver, SparseIsland};
-use crate::world::arena::Arena;
-use crate::world::hot::{HotBodies, Pair};
-use crate::world::settings::{ExactSettings, IterativeSettings, Solver};
-use crate::world::{BodyHandle, JointHandle, World};
+use crate::rows::hot::HotBodies;
+use crate::rows::{FixedRows, Pose, RowPass, RowStorage};
+use crate::sleep::SleepTracker;
+use crate::solver::assemble::{assemble_island, ProblemPool};
+use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
+use crate::solver::island::Islands;
+use crate::solver::settings::{ExactSettings, IterativeSettings, Solver};
+use crate::solver::sparse::{scatter, sparse_residual, LaneBlocks, RowMass, SparseOperator};
+use crate::solver::sparse_exact::{SparseExactSolver, SparseIsland};
+use settings::WorldSettings;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 use stiction_lcp::dantzig::DantzigSolver;
@@ -145,248 +154,289 @@ pub(crate) struct StepScratch {
     contact_load: Vec<f64>,
     contact_supports: Vec<u32>,
     curvature: CurvatureScratch,
-    /// Copies of the assembled island problems, when asked ([`World::captured_problems`]).
-    pub(crate) capture: crate::world::capture::ProblemCapture,
+    /// Copies of the assembled island problems, when asked (`World::captured_problems`).
+    pub(crate) capture: capture::ProblemCapture,
 }
 
-impl World {
-    /// Advances the world by `h` seconds (finite, `> 0`; it may change from call to call).
-    ///
-    /// The pipeline (shared/DESIGN.md; the module `stepper` details it): collision
-    /// detection (colliders, contact hook, waking); unconstrained velocities `u*` from
-    /// forces, gravity, damping and each body's gyroscopic mode; rows from the enabled
-    /// joints and the contacts; islands of bodies connected by rows; per island the boxed
-    /// LCP `A lambda = b + w`, `A = J M^-1 J^T + diag(cfm)/h`,
-    /// `b = (-erp C / h + target - J u*) / h`, solved by Dantzig on the dense `A` (falling
-    /// back to Gauss-Seidel) or by Gauss-Seidel on the sparse rows;
-    /// `u+ = u* + h M^-1 J^T lambda`; poses by [`crate::advance_pose`]; then
-    /// post-stabilisation of joint errors and contact penetrations. Bodies and joints are
-    /// written only at the end.
-    ///
-    /// Returns the step's statistics. On error nothing changed: every body and joint is
-    /// exactly as before (the statistics of the refused step are still readable through
-    /// [`World::step_stats`]).
-    pub fn step(&mut self, h: f64) -> Result<&StepStats, WorldError> {
-        let start = PhaseClock::start(self.settings.time_phases);
-        self.stats.reset(h);
-        self.scratch.capture.begin_step();
-        let result = self.try_step(h);
-        self.stats.times.total = start.elapsed();
-        match result {
-            Ok(()) => {
-                self.stats.committed = true;
-                self.time += h;
-                Ok(&self.stats)
-            }
-            Err(error) => {
-                if matches!(error, WorldError::NonFinite { .. }) {
-                    self.stats.non_finite += 1;
-                }
-                Err(error)
-            }
-        }
+/// The parts of the world a step reads and writes, borrowed from the `World` facade so that
+/// the step sits below it.
+pub(crate) struct StepState<'a> {
+    pub(crate) bodies: &'a mut Arena<RigidBody, BodyHandle>,
+    pub(crate) joints: &'a mut Arena<Joint, JointHandle>,
+    pub(crate) colliders: &'a Arena<Collider, ColliderHandle>,
+    pub(crate) settings: &'a WorldSettings,
+    pub(crate) stats: &'a mut StepStats,
+    pub(crate) scratch: &'a mut StepScratch,
+    pub(crate) collision: &'a mut CollisionPipeline,
+    pub(crate) hook: &'a HookSlot,
+    pub(crate) sleep: &'a mut SleepTracker,
+    /// The last step's contact points and forces.
+    pub(crate) contacts: &'a mut Vec<Contact>,
+    /// The last step's contact force and torque per body slot (plus the ground).
+    pub(crate) wrenches: &'a mut Vec<ContactWrench>,
+}
+
+/// Advances the borrowed world by `h` seconds: the stages of the module docs, each timed
+/// into the statistics. On error no body or joint has changed.
+pub(crate) fn step(mut w: StepState<'_>, h: f64) -> Result<(), WorldError> {
+    let start = PhaseClock::start(w.settings.time_phases);
+    w.stats.reset(h);
+    w.scratch.capture.begin_step();
+    let result = run_stages(&mut w, h);
+    w.stats.times.total = start.elapsed();
+    match &result {
+        Ok(()) => w.stats.committed = true,
+        Err(WorldError::NonFinite { .. }) => w.stats.non_finite += 1,
+        Err(_) => {}
     }
+    result
+}
 
-    fn try_step(&mut self, h: f64) -> Result<(), WorldError> {
-        if !(h.is_finite() && h > 0.0) {
-            return Err(WorldError::InvalidTimeStep { h });
-        }
-        let World {
-            bodies,
-            joints,
-            colliders,
-            settings,
-            stats,
-            scratch,
-            collision,
-            hook,
-            sleep,
-            contacts,
-            wrenches,
-            ..
-        } = self;
-        let s = scratch;
-        let model = settings.contacts.friction_model;
+/// The stage list. Every stage before [`commit`] writes only scratch buffers.
+fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
+    if !(h.is_finite() && h > 0.0) {
+        return Err(WorldError::InvalidTimeStep { h });
+    }
+    let timing = w.settings.time_phases;
 
-        let clock = PhaseClock::start(settings.time_phases);
-        crate::collision::detect(
-            collision,
-            colliders,
-            bodies,
-            joints,
-            sleep,
-            hook,
-            &settings.contacts,
-            settings.sleep.enabled,
-            settings.gravity,
-        )?;
-        stats.collision_pairs = collision.pairs.len();
-        stats.contacts = collision.points.len();
-        stats.unsupported_pairs = collision.unsupported_pairs;
-        stats.times.collision = clock.elapsed();
+    let clock = PhaseClock::start(timing);
+    detect_collisions(w)?;
+    w.stats.times.collision = clock.elapsed();
 
-        let clock = PhaseClock::start(settings.time_phases);
-        predict_velocities(
-            bodies,
-            &sleep.activity,
-            settings.gravity,
+    let clock = PhaseClock::start(timing);
+    predict_velocities(
+        w.bodies,
+        &w.sleep.activity,
+        w.settings.gravity,
+        h,
+        &mut w.scratch.hot,
+        w.stats,
+    )?;
+    w.stats.times.forces = clock.elapsed();
+
+    let clock = PhaseClock::start(timing);
+    write_rows(w, h)?;
+    w.stats.times.rows = clock.elapsed();
+
+    let clock = PhaseClock::start(timing);
+    build_islands(w);
+    w.stats.times.islands = clock.elapsed();
+
+    let clock = PhaseClock::start(timing);
+    let model = w.settings.contacts.friction_model;
+    solve_islands(w.scratch, &w.settings.solver, model, h, w.stats)?;
+    w.stats.times.solve = clock.elapsed();
+
+    let clock = PhaseClock::start(timing);
+    update_velocities(w.scratch, w.bodies, h)?;
+    integrate_poses(w.bodies, &w.sleep.activity, &mut w.scratch.hot, h, w.stats)?;
+    w.stats.times.integration = clock.elapsed();
+
+    let clock = PhaseClock::start(timing);
+    post_stabilize(w)?;
+    w.stats.times.post_stabilization = clock.elapsed();
+
+    // Nothing below can fail: from here on the step is committed.
+    commit(w.bodies, w.joints, w.scratch, &mut w.stats.broken_joints);
+    report_contacts(w);
+    fall_asleep(w, h);
+    Ok(())
+}
+
+/// Stage 0: sleep classification, broad phase, waking what awake bodies reach, narrow
+/// phase and the contact hook.
+fn detect_collisions(w: &mut StepState<'_>) -> Result<(), WorldError> {
+    let sleeping = w.settings.sleep.enabled;
+    let contacts = &w.settings.contacts;
+    w.sleep.classify(w.bodies, sleeping);
+    collision::find_pairs(
+        w.collision,
+        w.colliders,
+        w.bodies,
+        &w.sleep.activity,
+        contacts,
+    );
+    if sleeping {
+        let ground = w.bodies.capacity() as u32;
+        w.sleep.propagate(&w.collision.body_pairs, w.joints, ground);
+    }
+    collision::compute_contacts(
+        w.collision,
+        w.colliders,
+        &w.sleep.activity,
+        w.hook,
+        contacts,
+        w.settings.gravity,
+    )?;
+    w.stats.collision_pairs = w.collision.pairs.len();
+    w.stats.contacts = w.collision.points.len();
+    w.stats.unsupported_pairs = w.collision.unsupported_pairs;
+    Ok(())
+}
+
+/// Stage 2: the joints' rows (with their warm starts and curvature targets), then every
+/// contact point's normal and friction rows, into the raw storage in producer order.
+fn write_rows(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
+    let (settings, s) = (w.settings, &mut *w.scratch);
+    s.raw.clear();
+    s.joint_rows.clear();
+    let ground = s.hot.ground();
+    s.points.gather(w.joints, ground);
+    let joint_rows = &mut s.joint_rows;
+    write_joint_rows_moving(
+        w.joints,
+        &s.hot.pose,
+        Some((&s.hot.predicted, h)),
+        ground,
+        settings.softness,
+        RowPass::Velocity,
+        &mut s.raw,
+        &mut s.fixed_rows,
+        |slot, range| joint_rows.push((slot, range)),
+    );
+    load_warm_starts(w.joints, &s.joint_rows, &mut s.raw);
+    // Without joint rows there is nothing to correct, and the look-ahead poses of every
+    // body would cost a joint-free pile for nothing.
+    if settings.curvature.enabled && !s.joint_rows.is_empty() {
+        add_curvature_targets(
+            &mut s.curvature,
+            &settings.curvature,
+            w.joints,
+            &s.points,
+            w.bodies,
+            &s.hot,
+            settings.softness,
             h,
-            &mut s.hot,
-            stats,
-        )?;
-        stats.times.forces = clock.elapsed();
-
-        let clock = PhaseClock::start(settings.time_phases);
-        s.raw.clear();
-        s.joint_rows.clear();
-        let ground = s.hot.ground();
-        s.points.gather(joints, ground);
-        let joint_rows = &mut s.joint_rows;
-        write_joint_rows_moving(
-            joints,
-            &s.hot.pose,
-            Some((&s.hot.predicted, h)),
-            ground,
-            settings.softness,
-            RowPass::Velocity,
             &mut s.raw,
-            &mut s.fixed_rows,
-            |slot, range| joint_rows.push((slot, range)),
+            &s.joint_rows,
         );
-        load_warm_starts(joints, &s.joint_rows, &mut s.raw);
-        // Without joint rows there is nothing to correct, and the look-ahead poses of every
-        // body would cost S2's 1,000 spheres half a percent of the step.
-        if settings.curvature.enabled && !s.joint_rows.is_empty() {
-            add_curvature_targets(
-                &mut s.curvature,
-                &settings.curvature,
-                joints,
-                &s.points,
-                bodies,
-                &s.hot,
-                settings.softness,
-                h,
-                &mut s.raw,
-                &s.joint_rows,
-            );
-        }
-        // Contacts are projected after the step when post-stabilisation is on for them.
-        let projected = settings.contacts.post_stabilize && settings.post_stabilization.enabled;
-        contact_rows::prepare(
-            &mut collision.points,
-            &s.hot.predicted,
-            &s.hot.pose,
-            settings.contacts.restitution_threshold,
+    }
+    let points = &mut w.collision.points;
+    let order = &w.collision.order;
+    contact_rows::prepare(
+        points,
+        &s.hot.predicted,
+        &s.hot.pose,
+        settings.contacts.restitution_threshold,
+    );
+    contact_rows::estimate_loads(
+        points,
+        order,
+        &s.hot.inverse_mass,
+        settings.gravity,
+        &mut s.contact_load,
+        &mut s.contact_supports,
+    );
+    contact_rows::write_rows(
+        points,
+        order,
+        &s.hot.pose,
+        &s.hot.dynamic,
+        settings.softness,
+        settings.contacts.friction_model,
+        projects_contacts(settings),
+        // The exact stepper projects every contact: its sparse solver was certified on
+        // those piles' problems with them projected.
+        matches!(settings.solver, Solver::Iterative(_)),
+        &mut s.raw,
+        &mut s.central_points,
+    );
+    check_rows(&s.raw, w.bodies)
+}
+
+/// Whether contacts are projected after the step (post-stabilisation on for them).
+fn projects_contacts(settings: &WorldSettings) -> bool {
+    settings.contacts.post_stabilize && settings.post_stabilization.enabled
+}
+
+/// Stage 3: islands of bodies connected by rows, the rows sorted into island order.
+fn build_islands(w: &mut StepState<'_>) {
+    let s = &mut *w.scratch;
+    s.islands.group_contacts = true;
+    s.islands.interleave = match w.settings.solver {
+        Solver::Iterative(_) => crate::solver::island::INTERLEAVE,
+        Solver::Exact(_) => 1,
+    };
+    s.rows_lent = s
+        .islands
+        .build_lending(&mut s.raw, &s.hot.dynamic, &mut s.rows);
+    let stats = &mut *w.stats;
+    stats.rows = s.rows.len();
+    stats.islands = s.islands.len();
+    stats.constrained_bodies = s.islands.body_count();
+    let dynamic = s.hot.dynamic.iter().filter(|d| **d).count();
+    stats.free_bodies = dynamic - stats.constrained_bodies;
+}
+
+/// Stage 7: position-level projection of joint errors and (when on) contact penetration.
+fn post_stabilize(w: &mut StepState<'_>) -> Result<(), WorldError> {
+    let settings = w.settings;
+    let (stabilized_contacts, contact_order) = if projects_contacts(settings) {
+        (&mut w.collision.points[..], &w.collision.order[..])
+    } else {
+        (&mut [][..], &[][..])
+    };
+    let any_rows = w.joints.len() > 0 || !stabilized_contacts.is_empty();
+    if !(settings.post_stabilization.enabled && any_rows) {
+        return Ok(());
+    }
+    let s = &mut *w.scratch;
+    s.poststab.run(
+        w.joints,
+        &s.points,
+        stabilized_contacts,
+        contact_order,
+        &s.central_points,
+        &mut s.hot,
+        settings.softness,
+        &settings.post_stabilization,
+        &mut w.stats.post_stabilization,
+        SharedFactors {
+            mass: &mut s.mass,
+            envelope: &mut s.envelope,
+            skyline: &mut s.skyline,
+        },
+    )
+}
+
+/// Stage 9: the contact forces per point and per body, and the contacts' memory for the
+/// next step's warm start.
+fn report_contacts(w: &mut StepState<'_>) {
+    let s = &*w.scratch;
+    w.wrenches.clear();
+    w.wrenches.resize(s.hot.pose.len(), Default::default());
+    contact_rows::read_forces(
+        &mut w.collision.points,
+        &w.collision.order,
+        &s.raw,
+        &s.hot.pose,
+        w.settings.contacts.friction_model,
+        w.contacts,
+        w.wrenches,
+    );
+    w.collision.remember();
+}
+
+/// Stage 10: islands at rest long enough fall asleep (their bodies' velocities zeroed).
+fn fall_asleep(w: &mut StepState<'_>, h: f64) {
+    let settings = w.settings;
+    if settings.sleep.enabled {
+        let s = &*w.scratch;
+        let islands = (0..s.islands.len()).map(|k| s.islands.bodies(k));
+        w.sleep.fall_asleep(
+            &settings.sleep,
+            h,
+            &s.hot.next_velocity,
+            &s.hot.next_pose,
+            islands,
         );
-        contact_rows::estimate_loads(
-            &mut collision.points,
-            &collision.order,
-            &s.hot.inverse_mass,
-            settings.gravity,
-            &mut s.contact_load,
-            &mut s.contact_supports,
-        );
-        contact_rows::write_rows(
-            &mut collision.points,
-            &collision.order,
-            &s.hot.pose,
-            &s.hot.dynamic,
-            settings.softness,
-            model,
-            projected,
-            // The exact stepper projects every contact: its sparse solver was certified on
-            // those piles' problems (tests/sparse_exact.rs; with ERP and the yield taken
-            // back on the spheres, two of its runs fell back once each).
-            matches!(settings.solver, Solver::Iterative(_)),
-            &mut s.raw,
-            &mut s.central_points,
-        );
-        check_rows(&s.raw, bodies)?;
-        stats.times.rows = clock.elapsed();
-
-        let clock = PhaseClock::start(settings.time_phases);
-        s.islands.group_contacts = true;
-        s.islands.interleave = match settings.solver {
-            Solver::Iterative(_) => crate::island::INTERLEAVE,
-            Solver::Exact(_) => 1,
-        };
-        s.rows_lent = s
-            .islands
-            .build_lending(&mut s.raw, &s.hot.dynamic, &mut s.rows);
-        stats.rows = s.rows.len();
-        stats.islands = s.islands.len();
-        stats.constrained_bodies = s.islands.body_count();
-        let dynamic = s.hot.dynamic.iter().filter(|d| **d).count();
-        stats.free_bodies = dynamic - stats.constrained_bodies;
-        stats.times.islands = clock.elapsed();
-
-        let clock = PhaseClock::start(settings.time_phases);
-        solve_islands(s, &settings.solver, model, h, stats)?;
-        stats.times.solve = clock.elapsed();
-
-        let clock = PhaseClock::start(settings.time_phases);
-        update_velocities(s, bodies, h)?;
-        integrate_poses(bodies, &sleep.activity, &mut s.hot, h, stats)?;
-        stats.times.integration = clock.elapsed();
-
-        let clock = PhaseClock::start(settings.time_phases);
-        let (stabilized_contacts, contact_order) = if projected {
-            (&mut collision.points[..], &collision.order[..])
-        } else {
-            (&mut [][..], &[][..])
-        };
-        let any_rows = joints.len() > 0 || !stabilized_contacts.is_empty();
-        if settings.post_stabilization.enabled && any_rows {
-            s.poststab.run(
-                joints,
-                &s.points,
-                stabilized_contacts,
-                contact_order,
-                &s.central_points,
-                &mut s.hot,
-                settings.softness,
-                &settings.post_stabilization,
-                &mut stats.post_stabilization,
-                SharedFactors {
-                    mass: &mut s.mass,
-                    envelope: &mut s.envelope,
-                    skyline: &mut s.skyline,
-                },
-            )?;
-        }
-        stats.times.post_stabilization = clock.elapsed();
-
-        commit(bodies, joints, s, &mut stats.broken_joints);
-        wrenches.clear();
-        wrenches.resize(s.hot.pose.len(), Default::default());
-        contact_rows::read_forces(
-            &mut collision.points,
-            &collision.order,
-            &s.raw,
-            &s.hot.pose,
-            model,
-            contacts,
-            wrenches,
-        );
-        collision.remember();
-        if settings.sleep.enabled {
-            let islands = (0..s.islands.len()).map(|k| s.islands.bodies(k));
-            sleep.fall_asleep(
-                &settings.sleep,
-                h,
-                &s.hot.next_velocity,
-                &s.hot.next_pose,
-                islands,
-            );
-            for slot in 0..bodies.capacity() {
-                if let (true, Some(body)) = (sleep.is_asleep(slot), bodies.slot_mut(slot)) {
-                    body.velocity = Velocity::default();
-                }
+        for slot in 0..w.bodies.capacity() {
+            if let (true, Some(body)) = (w.sleep.is_asleep(slot), w.bodies.slot_mut(slot)) {
+                body.velocity = Velocity::default();
             }
         }
-        stats.sleeping_bodies = sleep.sleeping();
-        Ok(())
     }
+    w.stats.sleeping_bodies = w.sleep.sleeping();
 }
 
 /// Phase 1: fills the hot arrays and the unconstrained velocities `u*`.
@@ -459,88 +509,6 @@ impl PhaseClock {
     fn elapsed(&self) -> Duration {
         self.0.map_or(Duration::ZERO, |start| start.elapsed())
     }
-}
-
-/// Phase 2: appends the rows of every enabled joint for bodies at `poses` (indexed by slot,
-/// the ground last), in the columns `pass` asks for (a positional pass keeps only the
-/// stabilised rows of joints with post-stabilisation on); `record` receives each joint's
-/// slot and row range. `motion`, the bodies' velocities (indexed like `poses`) and the
-/// step, is for joints whose rows depend on the motion (limits, bounces, springs); `None`
-/// in the position passes, where the bodies count as still.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn write_joint_rows_moving(
-    joints: &Arena<Joint, JointHandle>,
-    poses: &[Pose],
-    motion: Option<(&[Pair], f64)>,
-    ground: u32,
-    softness: Softness,
-    pass: RowPass,
-    storage: &mut RowStorage,
-    fixed_rows: &mut FixedRows,
-    mut record: impl FnMut(usize, Range<usize>),
-) {
-    let positional = pass.positional();
-    // Consecutive fixed-structure joints' rows are batched, and flushed into `storage`
-    // (at `start`) before any other joint writes, so rows keep the joints' order.
-    fixed_rows.clear();
-    let mut start = storage.len();
-    for (handle, joint) in joints.iter().filter(|(_, j)| writes_rows(j, positional)) {
-        let [a, b] = joint_slots(joint, ground);
-        let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
-        // A fixed-structure joint's full rows without the writer (every column is kept in
-        // these passes; its rows are all stabilised, so positional passes keep them all).
-        if let (false, Some((local_a, local_b))) = (pass.errors_only(), joint.kind.fixed_point()) {
-            let before = fixed_rows.pending();
-            let (anchor_a, anchor_b) = world_anchors(pose_a, pose_b, *local_a, *local_b);
-            push_point_rows(pose_a, pose_b, anchor_a, anchor_b, storage);
-            fixed_rows.push(EqualityBlock {
-                bodies: [a, b],
-                softness: joint.softness.unwrap_or(softness),
-                rows: 3,
-            });
-            record(handle.index(), start + before..start + before + 3);
-            continue;
-        }
-        fixed_rows.flush_into(storage);
-        let row_motion = motion.map(|(velocities, h)| {
-            let ([linear_a, angular_a], [linear_b, angular_b]) =
-                (velocities[a as usize], velocities[b as usize]);
-            RowMotion {
-                linear_a,
-                angular_a,
-                linear_b,
-                angular_b,
-                h,
-            }
-        });
-        let mut writer = storage
-            .writer(
-                [a, b],
-                [poses[a as usize], poses[b as usize]],
-                joint.softness.unwrap_or(softness),
-                positional,
-            )
-            .errors_only(pass.errors_only())
-            .with_motion(row_motion);
-        joint.kind.write_rows(&mut writer);
-        record(handle.index(), writer.range());
-        start = storage.len();
-    }
-    fixed_rows.flush_into(storage);
-}
-
-/// Whether [`write_joint_rows_moving`] writes `joint`'s rows in a pass that is
-/// `positional` or not.
-fn writes_rows(joint: &Joint, positional: bool) -> bool {
-    joint.enabled && (!positional || joint.post_stabilize)
-}
-
-/// The solver slots of `joint`'s bodies, `ground` for the static world.
-pub(crate) fn joint_slots(joint: &Joint, ground: u32) -> [u32; 2] {
-    [
-        joint.body_a.index() as u32,
-        joint.body_b.map_or(ground, |h| h.index() as u32),
-    ]
 }
 
 /// Copies each joint's last forces (and index sets) into its rows when its row count is
@@ -650,7 +618,7 @@ fn solve_exact(
     let sparse = n > limit && !matches!(model, FrictionModel::PolygonalCone { .. });
     if sparse && s.islands.nub(k) == n {
         let budget = n.saturating_mul(EXACT_DIRECT_WORK_PER_ROW);
-        let tolerance = crate::sparse_exact::RESIDUAL_TOLERANCE;
+        let tolerance = crate::solver::sparse_exact::RESIDUAL_TOLERANCE;
         if let Some(report) = solve_bilateral_direct(s, k, budget, tolerance, stats)? {
             return Ok(report);
         }
@@ -775,7 +743,7 @@ fn solve_exact(
 }
 
 /// Solves island `k`, whose rows are all unbounded, by the envelope factorisation of
-/// `A = J M^-1 J^T + diag(cfm / h)` ([`crate::envelope`]) into `rows.lambda`. Returns
+/// `A = J M^-1 J^T + diag(cfm / h)` ([`crate::solver::envelope`]) into `rows.lambda`. Returns
 /// `None`, having changed no force, if the factorisation would cost more than `budget`
 /// multiply-adds or the answer's residual exceeds `tolerance` (rows dependent without CFM
 /// and inconsistent): the caller's solver then takes the island.
@@ -1081,7 +1049,7 @@ fn handle_at(bodies: &Arena<crate::body::RigidBody, BodyHandle>, slot: usize) ->
 #[cold]
 fn unreachable_handle(slot: usize) -> BodyHandle {
     debug_assert!(false, "slot {slot} is not live");
-    use crate::world::arena::Handle;
+    use crate::handles::Handle;
     BodyHandle::from_parts(slot as u32, u32::MAX)
 }
 

@@ -16,8 +16,8 @@
 use super::block::{add_outer, Block, Six};
 use super::cholesky::BlockCholesky;
 use super::ordering::{Elimination, OrderRule};
-use crate::constraint::{JacobianRow, RowStorage};
 use crate::math::Mat3;
+use crate::rows::{JacobianRow, RowStorage};
 use std::ops::Range;
 
 const NONE: u32 = u32::MAX;
@@ -244,8 +244,8 @@ impl BodySystem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constraint::{Pose, Row, Softness};
     use crate::math::Vec3;
+    use crate::rows::{Pose, Row, Softness};
 
     /// One row per body pair, with Jacobians that differ from row to row.
     fn rows_on(pairs: &[[u32; 2]]) -> RowStorage {

@@ -39,7 +39,7 @@
 //!   digits).
 
 use super::{Friction, SparseExactSolver, SparseIsland, Sweep, MAX_ITERATIONS};
-use crate::sparse::{RowByRow, SparseOperator};
+use crate::solver::sparse::{RowByRow, SparseOperator};
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, RowOperator};
 use stiction_lcp::{IndexState, Status};
 

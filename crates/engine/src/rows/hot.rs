@@ -2,8 +2,8 @@
 //! `i` is body slot `i`, and one extra slot at the end is the ground (the static world),
 //! with zero inverse mass and zero velocity, so rows attached to the world need no branch.
 
-use crate::constraint::Pose;
 use crate::math::{Mat3, Vec3};
+use crate::rows::Pose;
 
 /// A linear and an angular 3-vector: a velocity, or `M^-1 J^T lambda`.
 pub(crate) type Pair = [Vec3; 2];
