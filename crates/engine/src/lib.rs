@@ -69,6 +69,11 @@ mod solver;
 mod step;
 mod world;
 
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
+
 pub use parry3d_f64 as parry;
 pub use stiction_lcp as lcp;
 

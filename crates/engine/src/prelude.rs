@@ -1,9 +1,17 @@
 //! The names most programs need, in one import: `use stiction::prelude::*;`.
 
-pub use crate::math::{Quat, Vec3};
-pub use crate::{
-    BallJoint, BodyHandle, BodyKind, ColliderBuilder, ColliderHandle, CollisionGroups, Contact,
-    DistanceJoint, FixedJoint, FrictionModel, Hinge2Joint, HingeJoint, JointBuilder, JointHandle,
-    MassProperties, Material, Pose, RigidBodyBuilder, SliderJoint, Solver, StepStats,
-    UniversalJoint, World, WorldError, WorldSettings,
+pub use crate::body::{BodyKind, MassProperties, RigidBodyBuilder};
+pub use crate::collision::{ColliderBuilder, CollisionGroups};
+pub use crate::contact::{Contact, FrictionModel, Material};
+pub use crate::diagnostics::StepStats;
+pub use crate::error::WorldError;
+pub use crate::handles::{BodyHandle, ColliderHandle, JointHandle};
+pub use crate::joint::{
+    BallJoint, DistanceJoint, FixedJoint, Hinge2Joint, HingeJoint, JointBuilder, SliderJoint,
+    UniversalJoint,
 };
+pub use crate::math::{Quat, Vec3};
+pub use crate::rows::Pose;
+pub use crate::solver::settings::Solver;
+pub use crate::step::settings::WorldSettings;
+pub use crate::world::World;

@@ -1,5 +1,5 @@
-//! The benchmark scenes of shared/SCENES.md, built in one place for the tests, the
-//! benchmarks and the command line (shared/STYLE.md habit 6).
+//! The benchmark scenes of docs/scenes.md, built in one place for the tests, the
+//! benchmarks and the command line.
 //!
 //! - S1 pyramid-N ([`pyramid`], [`pyramid_20`]): a 2D pyramid of unit boxes on the ground.
 //! - S2 sphere-pile ([`sphere_pile`], [`sphere_pile_1000`]): a jittered grid of spheres
@@ -9,7 +9,7 @@
 //! - S4 stack-20 ([`stack`], [`stack_20`]): a column of unit boxes on the ground.
 //! - S5 spinner ([`spinner`]): one free box spinning about no principal axis.
 //!
-//! The contact scenes share shared/SCENES.md's settings: the ground is the static
+//! The contact scenes share the settings of docs/scenes.md#common-settings: the ground is the static
 //! half-space `z <= 0`, every material has friction 0.5 and restitution 0, ERP 0.2,
 //! CFM `1e-5`, no damping, no sleeping.
 
@@ -74,7 +74,7 @@ fn contact_scene(world: World, steps: usize, bodies: Vec<BodyHandle>) -> Scene {
     }
 }
 
-/// S1 pyramid-20 (210 boxes) with shared/SCENES.md's settings and the given stepper.
+/// S1 pyramid-20 (210 boxes) with the settings of docs/scenes.md#common-settings and the given stepper.
 pub fn pyramid_20(solver: Solver) -> Result<Scene, WorldError> {
     pyramid(20, scene_settings(solver))
 }
@@ -97,7 +97,7 @@ pub fn pyramid(rows: usize, settings: WorldSettings) -> Result<Scene, WorldError
     Ok(contact_scene(world, 600, bodies))
 }
 
-/// S4 stack-20 with shared/SCENES.md's settings and the given stepper.
+/// S4 stack-20 with the settings of docs/scenes.md#common-settings and the given stepper.
 pub fn stack_20(solver: Solver) -> Result<Scene, WorldError> {
     stack(20, scene_settings(solver))
 }
@@ -113,7 +113,7 @@ pub fn stack(count: usize, settings: WorldSettings) -> Result<Scene, WorldError>
     Ok(contact_scene(world, 3000, bodies))
 }
 
-/// S2 sphere-pile (1000 spheres) with shared/SCENES.md's settings and the given stepper.
+/// S2 sphere-pile (1000 spheres) with the settings of docs/scenes.md#common-settings and the given stepper.
 pub fn sphere_pile_1000(solver: Solver) -> Result<Scene, WorldError> {
     sphere_pile(10, 10, scene_settings(solver))
 }
@@ -191,7 +191,7 @@ pub fn sphere_pile(
     Ok(contact_scene(world, 600, bodies))
 }
 
-/// shared/SCENES.md's settings (ERP 0.2, CFM `1e-5`, standard gravity, friction 0.5,
+/// the settings of docs/scenes.md#common-settings (ERP 0.2, CFM `1e-5`, standard gravity, friction 0.5,
 /// restitution 0, no sleeping) with the given stepper.
 pub fn scene_settings(solver: Solver) -> WorldSettings {
     WorldSettings {
@@ -200,7 +200,7 @@ pub fn scene_settings(solver: Solver) -> WorldSettings {
     }
 }
 
-/// S3 chain-100 with shared/SCENES.md's settings (ERP 0.2, CFM `1e-5`, standard gravity,
+/// S3 chain-100 with the settings of docs/scenes.md#common-settings (ERP 0.2, CFM `1e-5`, standard gravity,
 /// post-stabilisation on) and the given stepper.
 pub fn chain_100(solver: Solver) -> Result<Scene, WorldError> {
     let settings = WorldSettings {

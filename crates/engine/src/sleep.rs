@@ -29,7 +29,7 @@ use crate::rows::Pose;
 /// When bodies go to sleep.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SleepSettings {
-    /// Whether bodies may sleep; default `false` (as ODE's auto-disable; shared/SCENES.md
+    /// Whether bodies may sleep; default `false` (as ODE's auto-disable; docs/scenes.md
     /// benchmarks run without sleeping).
     pub enabled: bool,
     /// Largest speed of the centre of mass, m/s, that counts as still; default 0.02.

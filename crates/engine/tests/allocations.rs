@@ -8,21 +8,33 @@
 //! amortised, not a per-step cost), then counts the allocations of the steps after.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::cell::Cell;
 use stiction::scenes::{self, Scene};
 use stiction::{ExactSettings, IterativeSettings, Solver};
 
 /// The system allocator, counting allocations and reallocations.
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-static SERIAL: Mutex<()> = Mutex::new(());
+thread_local! {
+    // Per thread: tests run in parallel, and another test building its scene must not be
+    // counted against the steps measured here (the step itself runs on the calling thread).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count_one() {
+    // `try_with`: allocations during a thread's teardown, after its locals are gone, are
+    // not steps of ours.
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+fn allocations_so_far() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
 
 // SAFETY: forwards every call unchanged to the system allocator.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count_one();
         // SAFETY: the caller's contract is the system allocator's.
         unsafe { System.alloc(layout) }
     }
@@ -33,7 +45,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count_one();
         // SAFETY: as above.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -44,15 +56,14 @@ static GLOBAL: Counting = Counting;
 
 /// Allocations made by `measured` steps of `scene` after `warm` steps.
 fn allocations_after_warm_up(mut scene: Scene, warm: usize, measured: usize) -> usize {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for _ in 0..warm {
         scene.world.step(scene.h).expect("warm-up step");
     }
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations_so_far();
     for _ in 0..measured {
         scene.world.step(scene.h).expect("measured step");
     }
-    ALLOCATIONS.load(Ordering::Relaxed) - before
+    allocations_so_far() - before
 }
 
 fn exact() -> Solver {

@@ -1,6 +1,7 @@
 //! Restitution: a sphere dropped from rest onto the ground with restitution `e` leaves
 //! it at `e` times its impact speed, so it rises to `e^2` of its drop height, within 2 %;
-//! below the velocity threshold it does not bounce at all.
+//! below the velocity threshold it does not bounce at all, and at it (or at a threshold of 0,
+//! world or material level) it does.
 //!
 //! The bounce is a velocity target on the contact's normal row (an impact problem at the
 //! velocity level, [`stiction::contact`]). What limits the accuracy is time
@@ -11,7 +12,7 @@
 //! +6.2 %, +7.4 %, from the step's discretisation, not from the bounce.
 
 use stiction::math::Vec3;
-use stiction::{ColliderBuilder, MassProperties, RigidBodyBuilder, Solver, World};
+use stiction::{ColliderBuilder, MassProperties, Material, RigidBodyBuilder, Solver, World};
 
 const RADIUS: f64 = 0.5;
 
@@ -19,7 +20,24 @@ const RADIUS: f64 = 0.5;
 /// highest its lowest point reaches after the first bounce (or 0 if it never leaves the
 /// ground again), stepping by `h` with `solver`.
 fn rebound(restitution: f64, height: f64, h: f64, solver: Solver) -> f64 {
-    let mut world = World::new();
+    rebound_with(restitution, None, None, height, h, solver)
+}
+
+/// [`rebound`] with the world's restitution threshold `world_threshold` and the ball's
+/// material threshold `ball_threshold` (`None`: the defaults).
+fn rebound_with(
+    restitution: f64,
+    world_threshold: Option<f64>,
+    ball_threshold: Option<f64>,
+    height: f64,
+    h: f64,
+    solver: Solver,
+) -> f64 {
+    let mut settings = stiction::WorldSettings::default();
+    if let Some(threshold) = world_threshold {
+        settings.contacts.restitution_threshold = threshold;
+    }
+    let mut world = World::with_settings(settings).unwrap();
     world.set_solver(solver).unwrap();
     world
         .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
@@ -33,9 +51,11 @@ fn rebound(restitution: f64, height: f64, h: f64, solver: Solver) -> f64 {
     );
     world
         .add_collider(
-            ColliderBuilder::ball(RADIUS)
-                .unwrap()
-                .restitution(restitution),
+            ColliderBuilder::ball(RADIUS).unwrap().material(Material {
+                restitution,
+                restitution_threshold: ball_threshold,
+                ..Material::DEFAULT
+            }),
             Some(ball),
         )
         .unwrap();
@@ -92,4 +112,107 @@ fn a_perfectly_inelastic_sphere_stays_down() {
         println!("{solver:?}: rose {apex:.2e} m");
         assert!(apex < 1e-4, "{solver:?}: rose {apex} m");
     }
+}
+
+#[test]
+fn the_threshold_is_the_smallest_speed_that_bounces_and_can_be_zero() {
+    // From 5 cm the impact speed is 0.99 m/s: under the default 1 m/s nothing bounces, with
+    // the world's threshold at 0 (or the ball's at 0.5) it rises to e^2 of its drop.
+    let (e, height) = (0.8, 0.05);
+    let expected = e * e * height;
+    assert!(rebound_with(e, None, None, height, 1e-3, Solver::exact()) < 1e-4);
+    for (world, ball) in [(Some(0.0), None), (None, Some(0.5)), (Some(5.0), Some(0.0))] {
+        let apex = rebound_with(e, world, ball, height, 1e-3, Solver::exact());
+        let relative = (apex - expected).abs() / expected;
+        assert!(
+            relative < 0.03,
+            "world {world:?}, ball {ball:?}: apex {apex}, expected {expected}"
+        );
+    }
+    // The ball's own threshold, above the 1.4 m/s of a 10 cm drop, keeps it down.
+    assert!(rebound_with(e, None, Some(2.0), 0.1, 1e-3, Solver::exact()) < 1e-4);
+    // A threshold equal to the impact speed bounces: the speed with which this drop
+    // closes the contact, measured with a threshold of 0 and the same steps.
+    let impact = impact_speed(height, 1e-3);
+    let apex = rebound_with(
+        e,
+        Some(impact * (1.0 - 1e-9)),
+        None,
+        height,
+        1e-3,
+        Solver::exact(),
+    );
+    assert!(
+        (apex - expected).abs() / expected < 0.03,
+        "at the threshold: apex {apex}"
+    );
+    let apex = rebound_with(e, Some(impact * 1.001), None, height, 1e-3, Solver::exact());
+    assert!(apex < 1e-4, "just above the threshold: apex {apex}");
+}
+
+/// The speed at which a sphere dropped from `height` reaches the ground, as the contact
+/// sees it: the predicted velocity of the step that closes it (the last free-fall speed
+/// plus that step's `g h`), stepping by `h`.
+fn impact_speed(height: f64, h: f64) -> f64 {
+    let mut world = World::new();
+    world
+        .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
+        .unwrap();
+    let ball = world.add_body(
+        RigidBodyBuilder::dynamic()
+            .mass_properties(MassProperties::sphere_with_mass(RADIUS, 1.0).unwrap())
+            .position(Vec3::new(0.0, 0.0, RADIUS + height))
+            .build()
+            .unwrap(),
+    );
+    world
+        .add_collider(ColliderBuilder::ball(RADIUS).unwrap(), Some(ball))
+        .unwrap();
+    let mut fastest = 0.0f64;
+    for _ in 0..(1.0 / h) as usize {
+        world.step(h).unwrap();
+        let vz = world.body(ball).unwrap().linear_velocity().z;
+        if vz > -fastest * 0.5 && fastest > 0.0 {
+            break;
+        }
+        fastest = fastest.max(-vz);
+    }
+    fastest + 9.81 * h
+}
+
+#[test]
+fn an_impact_at_exactly_the_threshold_bounces() {
+    // Two touching balls in free space, one arriving at exactly the default 1 m/s: an
+    // elastic impact swaps their velocities (a strict comparison made it fully inelastic).
+    let mut world = World::new();
+    world.set_gravity(Vec3::ZERO).unwrap();
+    let elastic = Material::new(0.0, 1.0).unwrap();
+    let mut ball = |x: f64, vx: f64| {
+        let body = world.add_body(
+            RigidBodyBuilder::dynamic()
+                .mass_properties(MassProperties::sphere_with_mass(RADIUS, 1.0).unwrap())
+                .position(Vec3::new(x, 0.0, 0.0))
+                .linear_velocity(Vec3::new(vx, 0.0, 0.0))
+                .build()
+                .unwrap(),
+        );
+        world
+            .add_collider(
+                ColliderBuilder::ball(RADIUS).unwrap().material(elastic),
+                Some(body),
+            )
+            .unwrap();
+        body
+    };
+    let (a, b) = (ball(0.0, 1.0), ball(2.0 * RADIUS, 0.0));
+    world.step(1e-3).unwrap();
+    let (va, vb) = (
+        world.body(a).unwrap().linear_velocity().x,
+        world.body(b).unwrap().linear_velocity().x,
+    );
+    // Within the default CFM's yield (5e-6 here); an inelastic impact leaves 0.5 each.
+    assert!(
+        va.abs() < 1e-5 && (vb - 1.0).abs() < 1e-5,
+        "va = {va}, vb = {vb}"
+    );
 }

@@ -11,6 +11,7 @@
 
 use proptest::prelude::*;
 use stiction_lcp::pgd::{solve_pgd, PgdOptions};
+use stiction_lcp::pgs::batch::BatchedRowOperator;
 use stiction_lcp::pgs::{
     pgs_sweeps, solve_pgs, DenseOperator, PgsOptions, PgsScratch, RowOperator,
 };
@@ -571,16 +572,20 @@ impl RowOperator for CachedJacobian {
     fn len(&self) -> usize {
         self.j.rows()
     }
+
     fn diagonal(&self, i: usize) -> f64 {
         self.entry(i, i)
     }
+
     fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
         let row = self.j.row(i);
         row.iter().zip(&self.a).map(|(v, a)| v * a).sum::<f64>() + self.cfm[i] * x[i]
     }
+
     fn off_diagonal(&self, i: usize, k: usize) -> Option<f64> {
         self.knows_off_diagonal.then(|| self.entry(i, k))
     }
+
     fn begin(&mut self, x: &[f64]) {
         self.begins += 1;
         self.a.fill(0.0);
@@ -588,12 +593,15 @@ impl RowOperator for CachedJacobian {
             self.row_changed(r, *xr);
         }
     }
+
     fn row_changed(&mut self, i: usize, delta: f64) {
         for ((a, v), m) in self.a.iter_mut().zip(self.j.row(i)).zip(&self.inv_mass) {
             *a += m * v * delta;
         }
     }
 }
+
+impl BatchedRowOperator for CachedJacobian {}
 
 #[test]
 fn cached_sparse_operator_matches_the_dense_solve() {
@@ -775,7 +783,11 @@ struct Restricted<'a> {
 }
 
 /// `options.max_iterations` sweeps of `op` on `p` from `x = 0`.
-fn sweeps_from_zero<O: RowOperator>(op: &mut O, p: &BoxedLcp, options: &PgsOptions) -> Vec<f64> {
+fn sweeps_from_zero<O: BatchedRowOperator>(
+    op: &mut O,
+    p: &BoxedLcp,
+    options: &PgsOptions,
+) -> Vec<f64> {
     let mut x = vec![0.0; p.len()];
     pgs_sweeps(
         op,
@@ -844,30 +856,40 @@ impl RowOperator for Restricted<'_> {
     fn len(&self) -> usize {
         self.inner.len()
     }
+
     fn diagonal(&self, i: usize) -> f64 {
         self.inner.diagonal(i)
     }
+
     fn row_times_vector(&self, i: usize, x: &[f64]) -> f64 {
         self.inner.row_times_vector(i, x)
     }
+
     fn off_diagonal(&self, i: usize, k: usize) -> Option<f64> {
         self.off_diagonal
             .then(|| self.inner.off_diagonal(i, k))
             .flatten()
     }
+}
+
+impl BatchedRowOperator for Restricted<'_> {
     fn block_times_vector(&self, i: usize, x: &[f64]) -> [f64; 3] {
         self.block_reads.set(self.block_reads.get() + 1);
         std::array::from_fn(|k| self.inner.row_times_vector(i + k, x))
     }
+
     fn shares_triple(&self, _: usize) -> bool {
         self.triples
     }
+
     fn may_batch(&self) -> bool {
         self.zero_pattern.is_some()
     }
+
     fn independent_rows(&self, i: usize, k: usize) -> bool {
         self.zero_pattern.is_some_and(|a| a[(i, k)] == 0.0)
     }
+
     fn independent_blocks(&self, i: usize, k: usize) -> bool {
         self.zero_pattern
             .is_some_and(|a| (i..i + 3).all(|r| (k..k + 3).all(|c| a[(r, c)] == 0.0)))

@@ -1,6 +1,6 @@
 //! Rigid bodies: kinds, state, mass properties and a validating builder.
 //!
-//! Conventions (shared/DESIGN.md): a body's frame has its origin at the centre of mass and the
+//! Conventions (docs/dynamics.md#conventions): a body's frame has its origin at the centre of mass and the
 //! axes of the frame its mass properties were described in; `position` is the world position
 //! of the centre of mass; linear and angular velocities are in the world frame.
 

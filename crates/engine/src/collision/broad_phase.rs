@@ -9,8 +9,9 @@
 //! only subtrees holding a leaf rewritten this step are visited, so a resting scene finds
 //! no pairs anew. The pairs whose leaf boxes overlap are kept from step to step (those of a
 //! rewritten leaf are dropped and found again by the traversal if they still overlap);
-//! each step reports those whose current boxes overlap. S2's pile spent 0.25 ms a step
-//! traversing the whole tree (Rapier's broad phase, which works this way: 0.07 ms).
+//! each step reports those whose current boxes overlap. Rapier's broad phase works this
+//! way too; traversing the whole tree every step cost a pile several times as much
+//! (docs/performance.md#broad-phase-margins).
 //!
 //! Unbounded shapes (half-spaces, whose AABB covers all of space) stay out of the tree:
 //! each is tested against every bounded collider's AABB directly (linear in the colliders).

@@ -80,8 +80,8 @@ use std::ops::Range;
 /// Asks the processor to start loading the contact manifolds of the pair it will work on
 /// after the next (`after`), and the points of the next one (`next`, whose manifold list
 /// was asked for one pair ago): each pair's manifolds and their points are separate heap
-/// blocks, and reading them when the pair's turn came was a cache miss. A fifth of the
-/// narrow phase's time of S2's pile waited on them (collision 1.61 -> 1.52 ms/step).
+/// blocks, and reading them only when the pair's turn came waited on memory
+/// (docs/performance.md#contact-storage-and-the-narrow-phase).
 #[inline]
 fn prefetch_manifolds(next: Option<&PairState>, after: Option<&PairState>) {
     #[cfg(target_arch = "x86_64")]
@@ -141,17 +141,16 @@ pub(crate) fn compute_contacts(
 /// pairs. Ordered by exact heights, a resting pyramid's pairs of one layer traded places
 /// every step (their heights differ by the settling's nanometres), so the rows' order, and
 /// with it the islands' sort, changed every step for nothing. In 1 mm steps a layer keeps
-/// its pair order and [`crate::solver::island::Islands::build`] reuses last step's sort (S1:
-/// islands phase 0.37 -> 0.25 ms/step). 1 cm steps made S2's projection work 6 % larger
-/// (pairs of a 1 cm band in pair order rather than by height); 1 mm steps 5 % smaller.
+/// its pair order and [`crate::solver::island::Islands::build`] reuses last step's sort;
+/// coarser steps leave more pairs out of height order, which makes a pile's projection
+/// work larger (docs/performance.md#reused-islands-and-sweep-plans).
 const HEIGHT_QUANTUM: f64 = 0.001;
 
 /// How far (in [`HEIGHT_QUANTUM`]s) a pair's mean height may leave the step it was ordered
 /// by last step before it changes step. Without it a pair resting within micrometres of a
 /// step's edge changed step whenever it settled by a micrometre, and the islands were
-/// sorted again: S1 re-sorted its rows on 44 % of its steps (islands phase 0.19 -> 0.11
-/// ms/step with it). Half a step cost S2's moving pile 8 % more projection work (pairs up
-/// to 1.5 mm out of height order); a fifth made it 8 % less.
+/// sorted again; half a step let a moving pile's pairs stray too far out of height order
+/// (docs/performance.md#reused-islands-and-sweep-plans).
 const HEIGHT_HYSTERESIS: f64 = 0.2;
 
 /// The contact manifolds of one collider pair, kept while the pair's boxes overlap.
@@ -457,8 +456,8 @@ impl CollisionPipeline {
                         frame_b.transform_point(tracked.local_p2),
                     ];
                     // Built inside the push, and the hook shown the pushed point's
-                    // candidate: a candidate built first and then moved into the point
-                    // (about 490 bytes) cost S4 2 % of its step.
+                    // candidate, saving a copy of about 490 bytes
+                    // (docs/performance.md#contact-storage-and-the-narrow-phase).
                     self.points.push(ContactPoint {
                         source: [pair_index, m as u32, p as u32],
                         candidate: ContactCandidate {
@@ -472,6 +471,7 @@ impl CollisionPipeline {
                             },
                             friction: material.friction,
                             restitution: material.restitution,
+                            restitution_threshold: material.restitution_threshold,
                             softness: material.softness,
                             surface_velocity: Vec3::ZERO,
                         },
@@ -536,8 +536,8 @@ impl CollisionPipeline {
         // One height per pair (the mean of its points), so the points of one patch keep
         // parry's order: ordering them by their own heights would shuffle them with every
         // tiny tilt. A pair's points are contiguous, so whole runs are ordered (small keys,
-        // no allocation). The points themselves stay in pair order: copying them into
-        // height order (a few hundred bytes each) cost S2 4.6 % of its step.
+        // no allocation). The points themselves, a few hundred bytes each, stay in pair
+        // order (docs/performance.md#contact-storage-and-the-narrow-phase).
         let up = if gravity == Vec3::ZERO {
             Vec3::ZERO
         } else {
@@ -586,8 +586,8 @@ impl CollisionPipeline {
 
     /// Stores every point's memory back into its tracked contact for the next step, pair
     /// by pair (the pairs' states and manifolds in the order they are stored, rather than
-    /// in the points' height order: S2 spent 3.8 % of its step on this, mostly waiting
-    /// for memory). The points are in pair order.
+    /// in the points' height order, whose scattered accesses wait on memory). The points
+    /// are in pair order.
     pub(crate) fn remember(&mut self) {
         for run in pair_runs(&self.points) {
             let points = &self.points[run];
@@ -635,6 +635,7 @@ mod tests {
                 },
                 friction: 0.5,
                 restitution: 0.0,
+                restitution_threshold: None,
                 softness: None,
                 surface_velocity: Vec3::ZERO,
             },

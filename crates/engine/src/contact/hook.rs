@@ -50,6 +50,9 @@ pub struct ContactCandidate {
     pub friction: f64,
     /// Restitution, in `[0, 1]`.
     pub restitution: f64,
+    /// Smallest approach speed (m/s, `>= 0`) at which the contact bounces; `None`: the
+    /// world's [`crate::ContactSettings::restitution_threshold`].
+    pub restitution_threshold: Option<f64>,
     /// ERP and CFM of the contact's rows (`None`: the world's).
     pub softness: Option<Softness>,
     /// Tangential velocity of B's surface relative to A's that friction drives towards
@@ -68,6 +71,7 @@ impl ContactCandidate {
         crate::contact::Material {
             friction: self.friction,
             restitution: self.restitution,
+            restitution_threshold: self.restitution_threshold,
             softness: self.softness,
         }
         .validate()?;

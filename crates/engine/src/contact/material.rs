@@ -22,13 +22,17 @@ use crate::rows::Softness;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Material {
     /// Coulomb friction coefficient, dimensionless, finite and `>= 0`; default 0.5
-    /// (shared/SCENES.md). The tangential force of a contact is at most `mu` times its
+    /// (docs/scenes.md#common-settings). The tangential force of a contact is at most `mu` times its
     /// normal force.
     pub friction: f64,
     /// Coefficient of restitution, dimensionless, in `[0, 1]`; default 0. The ratio of
     /// separation to approach speed after an impact faster than
     /// [`crate::ContactSettings::restitution_threshold`]; 1 is perfectly elastic.
     pub restitution: f64,
+    /// Smallest approach speed, m/s (finite, `>= 0`), at which this surface bounces;
+    /// `None` (default) uses the world's [`crate::ContactSettings::restitution_threshold`].
+    /// At a contact the smaller of the two surfaces' set values applies.
+    pub restitution_threshold: Option<f64>,
     /// ERP and CFM of this surface's contact rows; `None` (default) uses the world's.
     /// Softer contacts (larger CFM) penetrate more under load and make large stacks better
     /// conditioned.
@@ -46,6 +50,7 @@ impl Material {
     pub const DEFAULT: Self = Self {
         friction: 0.5,
         restitution: 0.0,
+        restitution_threshold: None,
         softness: None,
     };
 
@@ -54,10 +59,18 @@ impl Material {
         let material = Self {
             friction,
             restitution,
+            restitution_threshold: None,
             softness: None,
         };
         material.validate()?;
         Ok(material)
+    }
+
+    /// This material with its own restitution threshold (m/s; validated by
+    /// [`Self::validate`] when the material is used).
+    pub fn with_restitution_threshold(mut self, threshold: f64) -> Self {
+        self.restitution_threshold = Some(threshold);
+        self
     }
 
     /// This material with its own softness.
@@ -82,6 +95,15 @@ impl Material {
                 rule: "must lie in [0, 1]",
             });
         }
+        if let Some(threshold) = self.restitution_threshold {
+            if !(threshold.is_finite() && threshold >= 0.0) {
+                return Err(WorldError::InvalidSetting {
+                    name: "material.restitution_threshold",
+                    value: threshold,
+                    rule: "must be finite and >= 0",
+                });
+            }
+        }
         if let Some(softness) = self.softness {
             softness.validate()?;
         }
@@ -101,6 +123,10 @@ impl Material {
         Material {
             friction: (self.friction * other.friction).sqrt(),
             restitution: self.restitution.max(other.restitution),
+            restitution_threshold: match (self.restitution_threshold, other.restitution_threshold) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             softness,
         }
     }

@@ -25,9 +25,9 @@
 //!   row has ERP 1, so the bodies may close the whole gap in one step but not pass it.
 //! - **Friction** ([`FrictionModel`]): ODE's box (two rows bounded by `+-mu lambda_n`
 //!   through `findex`, default), the exact Coulomb disk projected inside Gauss-Seidel, or
-//!   the polygonal cone of seed 004 solved by Lemke (`contact::polygonal`).
+//!   Drake's polygonal cone (docs/dynamics.md#friction-models) solved by Lemke (`contact::polygonal`).
 //! - **Restitution** (Newton's law at the velocity level): when a touching contact
-//!   approaches faster than [`ContactSettings::restitution_threshold`], its normal row gets
+//!   approaches at least as fast as [`ContactSettings::restitution_threshold`], its normal row gets
 //!   the target velocity `e v` and no position correction, so the solve (an impact
 //!   problem at the velocity level: `J u+ >= e v`, complementary to `lambda_n >= 0`) makes
 //!   the bodies separate at `e` times the approach speed `v`. The approach speed is that of
@@ -66,7 +66,7 @@ pub enum FrictionModel {
     /// The exact Coulomb disk `|f_t| <= mu lambda_n`, by projecting the two tangent forces
     /// together inside projected Gauss-Seidel. Iterative stepper only.
     CoulombCone,
-    /// Drake's polygonal cone (seed 004): `edges` unit directions evenly spaced in the
+    /// Drake's polygonal cone (docs/dynamics.md#friction-models): `edges` unit directions evenly spaced in the
     /// tangent plane (the first along the sliding direction), forces `f_j >= 0` with
     /// `sum f_j <= mu lambda_n` and a sliding-speed slack, solved as a linear
     /// complementarity problem by Lemke's method. Exact stepper only; `edges >= 3`
@@ -113,9 +113,10 @@ pub struct ContactSettings {
     /// exception: a push through the centres cannot turn a body, so it keeps its ERP, its
     /// CFM yield is taken back at last step's force (`target + cfm lambda_last`), and the
     /// projection takes it only once it is 0.5 mm deeper than the projection's 0.1 mm
-    /// slop (an impact). A 1000 kg ball then rests still, without the creep, and S2's
-    /// sphere pile rests at a few micrometres with no projection passes (22 % of its
-    /// step). The exact stepper projects every contact.
+    /// slop (an impact). A 1000 kg ball then rests still, without the creep, and a sphere
+    /// pile rests at a few micrometres with no projection passes
+    /// (docs/performance.md#post-stabilisation-cost). The exact stepper projects every
+    /// contact.
     pub post_stabilize: bool,
 }
 

@@ -1,4 +1,4 @@
-//! The polygonal friction cone solved by Lemke's method (seed 004: Drake's
+//! The polygonal friction cone solved by Lemke's method (docs/dynamics.md#friction-models; Drake's
 //! `ConstraintSolver`, after Anitescu and Potra 1997).
 //!
 //! An island's boxed LCP `A x = b + w` is given with, for each contact, a normal row `n`
@@ -22,7 +22,7 @@
 //! Other rows map as in [`stiction_lcp::boxed_lemke`]: `[lo, inf)` to `x = lo + z`,
 //! `(-inf, hi]` to `x = hi - z`, `[lo, hi]` to `x = lo + z` with a slack, `lo = hi` to a
 //! constant, and unbounded rows (joints) to free variables eliminated by
-//! [`stiction_lcp::mlcp`] (the MLCP-to-LCP reduction of shared/DESIGN.md).
+//! [`stiction_lcp::mlcp`] (the MLCP-to-LCP reduction of docs/dynamics.md#the-standard-lcp-and-the-mlcp-reduction).
 
 use stiction_lcp::boxed_lemke::solve_polygonal_lemke;
 use stiction_lcp::lemke::LemkeOptions;

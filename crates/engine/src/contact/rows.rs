@@ -206,7 +206,9 @@ pub(crate) fn prepare(
         } else {
             let speed = approach.max(point.memory.approach);
             point.memory.approach = 0.0;
-            if c.restitution > 0.0 && speed > threshold {
+            // The threshold is the smallest speed that bounces (0 included: any approach).
+            let threshold = c.restitution_threshold.unwrap_or(threshold);
+            if c.restitution > 0.0 && speed > 0.0 && speed >= threshold {
                 point.bounce = Some(c.restitution * speed);
             }
         }

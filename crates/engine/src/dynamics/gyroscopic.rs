@@ -1,5 +1,5 @@
 //! The gyroscopic term of Euler's equations, `I w' + w x (I w) = tau`, and the four ways
-//! the engine treats it (shared/DESIGN.md, seed 003).
+//! the engine treats it (docs/dynamics.md#gyroscopic-term).
 //!
 //! Each mode is expressed two ways: the angular velocity a body would have after one
 //! unconstrained step ([`angular_velocity_after_step`]), and the *equivalent torque*
@@ -116,7 +116,7 @@ pub fn angular_velocity_after_step(
     if torque == Vec3::ZERO && is_isotropic(&state.inertia_body) {
         // A sphere's or a cube's momentum is parallel to its angular velocity: with no
         // torque every mode keeps `w` (the products below would return it up to
-        // round-off, for a fifth of a resting pile's step outside the solver).
+        // round-off; docs/performance.md#gyroscopic-step-in-the-body-frame).
         check_inputs(state, torque, h)?;
         return finite_step(AngularStep {
             angular_velocity: state.angular_velocity,
@@ -155,10 +155,11 @@ pub fn angular_velocity_after_step(
 
 /// [`angular_velocity_after_step`] for the stepper's phase 1, for a dynamic `body` with its
 /// own torque and mode. The implicit mode (the default) reads the body in place and skips
-/// the input checks, a seventh of its cost: a body's inertia is validated when it is built,
-/// the stepper checks `h`, and a non-finite angular velocity, orientation or torque makes
-/// the answer non-finite (or the modified inertia singular), which the stepper refuses
-/// with the same error. The answer is the public function's, to the bit.
+/// the input checks (docs/performance.md#gyroscopic-step-in-the-body-frame): a body's
+/// inertia is validated when it is built, the stepper checks `h`, and a non-finite angular
+/// velocity, orientation or torque makes the answer non-finite (or the modified inertia
+/// singular), which the stepper refuses with the same error. The answer is the public
+/// function's, to the bit.
 pub(crate) fn angular_velocity_in_step(
     body: &crate::body::RigidBody,
     h: f64,
@@ -196,7 +197,7 @@ pub fn conserving_step(
 }
 
 /// The equivalent world torque of one step: `tau~ = I (w+ - w) / h`, so that
-/// `w+ = w + h I^-1 tau~` (shared/DESIGN.md, seed 003). `None` and `Explicit` are returned in
+/// `w+ = w + h I^-1 tau~` (docs/dynamics.md#gyroscopic-term). `None` and `Explicit` are returned in
 /// closed form (`tau` and `tau + L x w`) rather than through `w+`, to avoid round-off.
 pub fn equivalent_torque(
     state: &RotationalState,
@@ -233,8 +234,8 @@ pub fn equivalent_torque(
 /// `orientation` `R`, computed in the body frame, where the inertia is `I0`: with
 /// `I = R I0 R^T` and `[R l]x = R [l]x R^T`, `w+ = R (I0 - h [l]x)^-1 (l + h R^T tau)`,
 /// `l = I0 R^T w`. The world form's answer (up to round-off) without rotating the tensor:
-/// two quaternion rotations instead of two matrix products (S3's hundred links spent a
-/// fifteenth of their step on the world form).
+/// two quaternion rotations instead of two matrix products
+/// (docs/performance.md#gyroscopic-step-in-the-body-frame).
 fn implicit_in_body_frame(
     orientation: Quat,
     inertia_body: &Mat3,
@@ -264,8 +265,8 @@ fn implicit_in_body_frame(
 /// orientation.
 fn check_inputs(state: &RotationalState, torque: Vec3, h: f64) -> Result<(), IntegrationError> {
     // Every body's every step passes: one non-short-circuiting test of all inputs, and the
-    // culprit is looked for only when it fails (a fifth of the implicit step went to
-    // building the list of checks).
+    // culprit is looked for only when it fails, rather than building the list of checks
+    // every time.
     let usable = (h.is_finite() & (h > 0.0))
         & state.inertia_body.is_finite()
         & state.angular_velocity.is_finite()

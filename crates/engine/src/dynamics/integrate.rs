@@ -14,7 +14,7 @@ use crate::dynamics::gyroscopic::{
 use crate::error::IntegrationError;
 use crate::math::{cayley, Quat, Vec3};
 
-/// Standard gravity, m/s^2, z up (shared/DESIGN.md).
+/// Standard gravity, m/s^2, z up (docs/dynamics.md#conventions).
 pub const STANDARD_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.81);
 
 /// What one free-body step did.

@@ -132,7 +132,7 @@ pub(crate) fn add_curvature_targets(
             crate::rows::RowPass::VelocityErrors,
             &mut scratch.rows,
             // Unused: an errors-only pass writes every joint through its writer.
-            &mut crate::rows::FixedRows::default(),
+            &mut crate::joint::points::FixedRows::default(),
             |slot, range| ranges.push((slot, range)),
         );
     }
@@ -147,7 +147,7 @@ pub(crate) fn add_curvature_targets(
             continue;
         }
         // A joint's rows share its two bodies, hence their fade: computed once per joint
-        // (two square roots and two divisions a row were a fortieth of S3's step).
+        // rather than two square roots and two divisions a row.
         let mut fade = None;
         for (i, j) in now.clone().zip(ahead.clone()) {
             let ahead_stabilized = stabilized_ahead.is_none_or(|s| s[j]);

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! The suspension row is a spring of stiffness `k` and damping `c`, given to the solver as
-//! `erp = h k / (h k + c)`, `cfm = 1 / (h k + c)` (shared/DESIGN.md), and never
+//! `erp = h k / (h k + c)`, `cfm = 1 / (h k + c)` (docs/dynamics.md#softness-erp-cfm-and-springs), and never
 //! post-stabilised; without a spring it is rigid. ODE's `dJointCreateHinge2` (Smith, ODE
 //! manual "Hinge-2", where body 1 is the chassis), in this engine's sign convention with
 //! the wheel as body A.

@@ -282,12 +282,12 @@ impl JointBuilder {
     }
 
     /// A user-written constraint between `body_a` and `body_b` (`None`: the static world):
-    /// any [`crate::JointRows`] (see the [`crate::rows`] module for how to write its rows).
+    /// any [`crate::joint::JointRows`] (see the [`crate::rows`] module for how to write its rows).
     /// It is stepped, warm-started, post-stabilised and reported like a built-in joint.
     pub fn custom(
         body_a: BodyHandle,
         body_b: Option<BodyHandle>,
-        joint: impl crate::JointRows + Send + Sync + 'static,
+        joint: impl crate::joint::JointRows + Send + Sync + 'static,
     ) -> Self {
         Self::new(
             body_a,

@@ -508,10 +508,10 @@ mod tests {
             let (anchor_a, anchor_b) = points::world_anchors(a, b, *local_a, *local_b);
             let point_errors = crate::rows::parts::point_errors(anchor_a, anchor_b);
             assert_eq!(point_errors.to_vec(), errors.error, "{name}");
-            let mut batch = crate::rows::FixedRows::default();
+            let mut batch = crate::joint::points::FixedRows::default();
             let mut direct = RowStorage::default();
             points::push_point_rows(a, b, anchor_a, anchor_b, &mut direct);
-            batch.push(crate::rows::EqualityBlock {
+            batch.push(crate::joint::points::EqualityBlock {
                 bodies: [0, 1],
                 softness: Softness::DEFAULT,
                 rows: 3,

@@ -2,10 +2,11 @@
 //!
 //! A point joint's rows are always the three point-to-point rows at its two anchors
 //! ([`JointRows::fixed_point`]), so its errors and Jacobians can be computed without the
-//! row writer. The curvature look-ahead and every post-stabilisation pass re-read them (S3:
-//! about four times a step); walking the joint arena each time, with a dispatch and a
-//! filter per joint, cost as much as the anchors' arithmetic. [`PointJoints::gather`]
-//! copies the slots and anchors out once a step, in the order the steppers write joints.
+//! row writer. The curvature look-ahead and every post-stabilisation pass re-read them (a
+//! chain: about four times a step); walking the joint arena each time, with a dispatch and
+//! a filter per joint, cost as much as the anchors' arithmetic. [`PointJoints::gather`]
+//! copies the slots and anchors out once a step, in the order the steppers write joints
+//! (docs/performance.md#point-joint-fast-path).
 
 use std::ops::Range;
 
@@ -13,7 +14,7 @@ use crate::handles::Arena;
 use crate::handles::JointHandle;
 use crate::joint::Joint;
 use crate::math::Vec3;
-use crate::rows::{parts, JacobianRow, Pose, RowStorage};
+use crate::rows::{parts, JacobianRow, Pose, RowStorage, Softness};
 
 /// The enabled joints of one step, if they are point joints, in arena order (that of
 /// [`crate::joint::write_joint_rows_moving`]).
@@ -49,7 +50,8 @@ impl PointJoints {
         self.all_stabilized = true;
         // Written in place into room made beforehand: a push's possible reallocation made
         // the compiler keep each entry on the stack across the call and copy it through
-        // mismatched widths (a stalled store-to-load forward per copy: 20 ns a joint).
+        // mismatched widths, stalling a store-to-load forward per copy
+        // (docs/performance.md#point-joint-fast-path).
         self.joints.clear();
         self.joints.resize(joints.len(), PointJoint::default());
         let mut listed = 0;
@@ -195,7 +197,7 @@ fn point_rows(
 
 /// Pushes the three point rows' Jacobians and errors of anchors `anchor_a` and `anchor_b`
 /// (world) for bodies at `pose_a` and `pose_b` onto `storage`'s `jacobian` and `error`
-/// columns, for a [`crate::rows::FixedRows`] batch to complete.
+/// columns, for a [`FixedRows`] batch to complete.
 pub(crate) fn push_point_rows(
     pose_a: &Pose,
     pose_b: &Pose,
@@ -221,4 +223,93 @@ pub(crate) fn world_anchors(
         pose_a.transform_point(local_a),
         pose_b.transform_point(local_b),
     )
+}
+
+/// Fixed-structure joints' rows on their way into a [`RowStorage`]: their Jacobians and
+/// errors are pushed onto its `jacobian` and `error` columns directly, and the batch keeps
+/// each joint's bodies, softness and row count, from which [`Self::flush_into`] completes
+/// the other columns (`complete_into`). Until then the storage's
+/// `jacobian` and `error` columns are longer than the others by [`Self::pending`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FixedRows {
+    blocks: Vec<EqualityBlock>,
+    pending: usize,
+}
+
+impl FixedRows {
+    /// Empties the batch.
+    pub(crate) fn clear(&mut self) {
+        self.blocks.clear();
+        self.pending = 0;
+    }
+
+    /// Rows whose Jacobians and errors were pushed since the last flush.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Records a joint's rows, whose Jacobians and errors were just pushed.
+    pub(crate) fn push(&mut self, block: EqualityBlock) {
+        self.pending += block.rows;
+        self.blocks.push(block);
+    }
+
+    /// Completes every joint's rows of the batch in `storage`, whose Jacobians and errors are already
+    /// pushed: unbounded, stabilised rows of the joint's bodies with its softness, no target
+    /// and no warm start (point joints' rows, `JointKind::fixed_point`, without the
+    /// writer). Each column is extended once for the whole batch, not once per
+    /// joint (docs/performance.md#point-joint-fast-path).
+    fn complete_into(&self, storage: &mut RowStorage) {
+        let n = self.pending;
+        let blocks = &self.blocks;
+        let storage_rows = storage.bodies.len();
+        debug_assert_eq!(storage.jacobian.len(), storage_rows + n);
+        debug_assert_eq!(storage.error.len(), storage_rows + n);
+        storage.bodies.reserve(n);
+        storage.bodies.extend(
+            blocks
+                .iter()
+                .flat_map(|b| std::iter::repeat_n(b.bodies, b.rows)),
+        );
+        storage.erp.reserve(n);
+        storage.erp.extend(
+            blocks
+                .iter()
+                .flat_map(|b| std::iter::repeat_n(b.softness.erp, b.rows)),
+        );
+        storage.cfm.reserve(n);
+        storage.cfm.extend(
+            blocks
+                .iter()
+                .flat_map(|b| std::iter::repeat_n(b.softness.cfm, b.rows)),
+        );
+        for (column, value) in [
+            (&mut storage.target_velocity, 0.0),
+            (&mut storage.lo, f64::NEG_INFINITY),
+            (&mut storage.hi, f64::INFINITY),
+            (&mut storage.warm_lambda, 0.0),
+            (&mut storage.lambda, 0.0),
+        ] {
+            column.extend(std::iter::repeat_n(value, n));
+        }
+        storage.findex.extend(std::iter::repeat_n(None, n));
+        storage.stabilize.extend(std::iter::repeat_n(true, n));
+        storage.warm_state.extend(std::iter::repeat_n(None, n));
+    }
+
+    /// Completes the batch's rows in `storage`, if any, and empties it.
+    pub(crate) fn flush_into(&mut self, storage: &mut RowStorage) {
+        if !self.blocks.is_empty() {
+            self.complete_into(storage);
+            self.clear();
+        }
+    }
+}
+
+/// One joint's share of a [`FixedRows`] batch.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EqualityBlock {
+    pub(crate) bodies: [u32; 2],
+    pub(crate) softness: Softness,
+    pub(crate) rows: usize,
 }

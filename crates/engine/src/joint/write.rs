@@ -3,9 +3,10 @@
 
 use crate::handles::{Arena, JointHandle};
 use crate::joint::points::{push_point_rows, world_anchors};
+use crate::joint::points::{EqualityBlock, FixedRows};
 use crate::joint::{Joint, JointRows};
 use crate::rows::hot::Pair;
-use crate::rows::{EqualityBlock, FixedRows, Pose, RowMotion, RowPass, RowStorage, Softness};
+use crate::rows::{Pose, RowMotion, RowPass, RowStorage, Softness};
 use std::ops::Range;
 
 /// Appends the rows of every enabled joint for bodies at `poses` (indexed by slot,

@@ -15,7 +15,8 @@
 //! out whose linearised error `r` is still violated by more than a margin. The margin (half
 //! the projection tolerance) makes a row that the solve leaves exactly at contact stay out,
 //! so the rounds do not cycle on redundant coplanar contacts. A stack of boxes settles in
-//! one or two rounds where 50 Gauss-Seidel sweeps do not converge (BENCHMARKS.md).
+//! one or two rounds where 50 Gauss-Seidel sweeps do not converge
+//! (docs/performance.md#post-stabilisation-cost).
 //!
 //! The envelope of a set follows its rows' order: for a long chain or a stack listed top to
 //! bottom it is a band of a few rows, but a wide pile can make it nearly dense. The solve

@@ -23,11 +23,12 @@ use crate::contact::ContactPoint;
 use crate::diagnostics::{PostStabilizationStats, StepPhase};
 use crate::error::WorldError;
 use crate::handles::Arena;
+use crate::joint::points::FixedRows;
 use crate::joint::points::PointJoints;
 use crate::joint::Joint;
 use crate::math::{turn_by_cayley, Mat3, Vec3};
 use crate::rows::hot::{HotBodies, Pair};
-use crate::rows::{FixedRows, JacobianRow, Pose, RowPass, RowStorage, Softness};
+use crate::rows::{JacobianRow, Pose, RowPass, RowStorage, Softness};
 use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::solver::island::Islands;
 use crate::solver::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
@@ -38,16 +39,11 @@ pub use settings::{PostStabilization, PostStabilizationMethod};
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 
 /// Sweeps of projected Gauss-Seidel for islands the direct method cannot take: the most a
-/// pass spends, reached only if [`SWEEP_TOLERANCE`] is not met first. S2's resting pile
-/// reaches the cap in nearly every pass: its coupled contacts converge slowly, the CFM's
-/// yield (`cfm lambda` a step at the bottom) brings the next pass within a step or two, and
-/// what a pass leaves is taken by the next. Fewer sweeps then mean smaller, more frequent
-/// passes with the same depths: S2's projection row updates a step 64,133 (35 sweeps) ->
-/// 28,988 (12) -> 23,164 (8), its deepest penetration at the last step 0.139, 0.146,
-/// 0.130 mm; S1's top box under the iterative stepper after 600 steps 2.54, 2.62,
-/// 2.73 mm. But a pyramid creeps sideways under too little projection: in `stiction
-/// stress`'s 6000 steps of S1 the top box moved 1.33 mm (35), 1.73 mm (12), and at 8 it
-/// passed the 5 mm limit at step 1685. 50 -> 35 had cut S2 28 % with the same depths.
+/// pass spends, reached only if [`SWEEP_TOLERANCE`] is not met first. A resting pile's
+/// coupled contacts reach the cap in nearly every pass, and the CFM's yield brings the next
+/// pass within a step or two whatever a pass leaves, so fewer sweeps mean smaller, more
+/// frequent passes with the same depths; fewer than 12 let a pyramid creep sideways over
+/// long runs (docs/performance.md#post-stabilisation-cost).
 const ONE_SIDED_SWEEPS: usize = 12;
 /// A pass's Gauss-Seidel sweeps stop once the largest change of any row's `mu` in one sweep
 /// is at most this fraction of the largest `|mu|` (dimensionless). `mu` solves
@@ -56,21 +52,21 @@ const ONE_SIDED_SWEEPS: usize = 12;
 /// the correction by about this fraction of its size. What is left (roughly that fraction
 /// of `|C|` while the sweeps converge well) is taken by the next pass, a fresh Newton step
 /// from the new poses, if it still exceeds [`PostStabilization::tolerance`]. 1e-3 was too
-/// loose: S2's deepest penetration grew sixteenfold (BENCHMARKS.md).
+/// loose: a pile's deepest penetration grew many times over
+/// (docs/performance.md#post-stabilisation-cost).
 const SWEEP_TOLERANCE: f64 = 1e-5;
 /// A contact island's Gauss-Seidel sweeps may also stop once one sweep moves no contact by
 /// more than this (m), 2 % of [`CONTACT_TOLERANCE`]: solving the projection to the last
 /// nanometre (what [`SWEEP_TOLERANCE`] alone asks of a warm-started pass) bought nothing
-/// visible. Measured against the multipliers the pass starts from, so only warm-started
-/// passes (the first of each step) use it. S1: projection row updates per step 12,925 ->
-/// 6,899, top box 2.795 -> 2.814 mm.
+/// visible (docs/performance.md#post-stabilisation-cost). Measured against the multipliers
+/// the pass starts from, so only warm-started passes (the first of each step) use it.
 const SETTLED_DISPLACEMENT: f64 = 1e-6;
 
 /// Multiply-adds per row that one factorisation of an island with one-sided rows may cost
 /// for the direct solve to be tried: about four Gauss-Seidel sweeps' worth (a row update
-/// costs about 25 ns, a multiply-add of the factorisation about half a nanosecond), since
-/// the active set may factor a few times. A stack's band (S4: about 40 per row) passes; a
-/// wide pile's nearly dense envelope (S1: thousands per row) goes to Gauss-Seidel.
+/// costs about fifty multiply-adds of the factorisation), since the active set may factor
+/// a few times. A stack's band (about 40 a row) passes; a wide pyramid's nearly dense
+/// envelope (thousands a row) goes to Gauss-Seidel.
 const DIRECT_WORK_PER_ROW: usize = 200;
 /// Relative regularisation of `J M^-1 J^T`'s diagonal: keeps redundant rows (closed loops)
 /// solvable while changing a well-posed correction by about this fraction.
@@ -81,12 +77,9 @@ const PIVOT_FLOOR: f64 = 1e-9;
 /// Penetration (m) a contact may keep beyond the projection slop it is written with
 /// (`contact::rows`, 0.1 mm) before post-stabilisation works on it: half the slop. Resting
 /// piles sink by a few micrometres per step (the 20-sweep velocity solve is not
-/// converged); chasing that to [`PostStabilization::tolerance`] cost S1 three to four
-/// passes of 50 Gauss-Seidel sweeps every step (60 % of its step) for no visible change.
-/// At 10 µm S2's resting pile still took a pass of 50 sweeps over its 2350 contacts every
-/// step; at 50 µm it takes one every three steps or so (S1: 23 -> 5 sweeps per step), and
-/// the deepest resting penetration is 0.15 mm instead of 0.11 (ODE's quickstep: 5 mm).
-/// Joint rows keep the tolerance.
+/// converged), and chasing that to [`PostStabilization::tolerance`] took several full
+/// Gauss-Seidel passes every step for no visible change
+/// (docs/performance.md#post-stabilisation-cost). Joint rows keep the tolerance.
 const CONTACT_TOLERANCE: f64 = 5e-5;
 
 /// Halvings of a Newton step tried before an island's pass is abandoned.
@@ -99,12 +92,9 @@ const MAX_HALVINGS: usize = 5;
 /// mass products and a factorisation. Its error falls by about the distance moved since
 /// the factorisation (times the constraints' curvature) rather than by Newton's square,
 /// so it is taken only once the passes converge fast. A pass that cuts less, or must halve
-/// its step, hands the next pass back to Newton. S3 over 600 steps: 1,935 passes with
-/// 1,427 factorisations (Newton alone: 2.8 passes a step, each factored), every step
-/// ending under the 1e-6 m tolerance; 0.288 -> 0.265 ms/step. A tenfold cut of `sum C^2`
-/// was no faster; at a threefold cut, or none, some steps used all their passes and ended
-/// above the tolerance (the chain's first passes move links by centimetres and cut the
-/// errors only about threefold).
+/// its step, hands the next pass back to Newton. A tenfold threshold was no faster, and a
+/// looser one let some steps end above the tolerance, since a whipping chain's first
+/// passes cut its errors only about threefold (docs/performance.md#post-stabilisation-cost).
 const CHORD_CONTRACTION: f64 = 0.01;
 
 /// The velocity solve's `M^-1 J^T`, envelope scratch and factorisation, lent to
@@ -236,8 +226,8 @@ impl PostStabilizer {
         shared: SharedFactors<'_>,
     ) -> Result<(), WorldError> {
         // The velocity solve's buffers are free until the next step: the passes borrow
-        // them (swapped in and back) instead of keeping their own copies, which pushed
-        // S3's working set further out of the second-level cache.
+        // them (swapped in and back) instead of keeping their own copies, to keep the
+        // step's working set small (docs/performance.md#shared-factors).
         let mut shared = shared;
         shared.exchange(self);
         let result = self.project(
@@ -272,7 +262,7 @@ impl PostStabilizer {
             let within = contacts_within_tolerance(&self.positional, hot, settings.tolerance);
             if let Some(largest) = within {
                 // Nothing to correct (most steps of a resting scene): no rows, islands or
-                // passes. S1 spent 0.4 ms of its 3.9 ms steps building them to find that.
+                // passes (docs/performance.md#post-stabilisation-cost).
                 stats.rows = contacts
                     .iter()
                     .filter(|p| p.slots.iter().any(|&s| hot.dynamic[s as usize]))
@@ -476,7 +466,7 @@ impl PostStabilizer {
     ) -> Result<(), WorldError> {
         let joint_rows = self.first_contact as usize;
         // Joints with a fixed row structure (a ball chain) report their errors without the
-        // row writer or the structure check (S3: a twelfth of its step went to them).
+        // row writer or the structure check (docs/performance.md#point-joint-fast-path).
         let fixed = points.push_errors(&hot.next_pose, true, &mut self.joint_errors, |_, _| {})
             && self.joint_errors.len() == joint_rows;
         if !fixed {
@@ -532,8 +522,8 @@ impl PostStabilizer {
     /// values) at `hot.next_pose` in place, leaving their bodies, bounds, softness, islands
     /// and order as the last full measure wrote them. Returns `false`, changing nothing the
     /// full measure does not rewrite, if a joint has no fixed row structure
-    /// ([`crate::joint::JointRows::fixed_point`]). S3: a Newton pass spent a third of
-    /// its time re-writing every column of the raw rows and gathering them into islands.
+    /// ([`crate::joint::JointRows::fixed_point`]), so that a Newton pass need not re-write
+    /// and gather every raw row (docs/performance.md#point-joint-fast-path).
     fn refresh_jacobians(&mut self, points: &PointJoints, hot: &HotBodies) -> bool {
         if !self.rewrite_joint_rows(points, hot, false) {
             return false;
@@ -583,8 +573,8 @@ impl PostStabilizer {
     /// post-stabilised joint has a fixed row structure (and, if `check_bodies`, the same
     /// bodies row by row as the raw rows); else returns `false`, having changed only what
     /// the full measure rewrites. Rows in producer order (a chain) are written in place:
-    /// staged in `staged` and copied, they were two more passes over a chain's rows,
-    /// and a buffer that pushed S3's working set further out of the second-level cache.
+    /// staged in `staged` and copied, they would cost two more passes over a chain's rows
+    /// and a buffer more in the working set (docs/performance.md#point-joint-fast-path).
     fn rewrite_joint_rows(
         &mut self,
         points: &PointJoints,
@@ -692,7 +682,7 @@ impl PostStabilizer {
     /// quadratic convergence; it only chooses which of the displacements that remove the
     /// errors is the smallest. Taken at the step's start rather than at each pass's poses
     /// (a turn of at most a few hundredths of a radian away), it is one per step, not a
-    /// tensor rotation per body and Newton pass (S3: 3 % of its instructions).
+    /// tensor rotation per body and Newton pass (docs/performance.md#hot-per-body-arrays).
     fn weigh_inertia(&mut self, hot: &HotBodies, weight: f64) {
         self.inverse_inertia.clear();
         let touching = &self.touching;

@@ -1,4 +1,4 @@
-//! The per-body arrays the step reads in its inner loops (shared/STYLE.md habit 9): slot
+//! The per-body arrays the step reads in its inner loops (docs/performance.md#hot-per-body-arrays): slot
 //! `i` is body slot `i`, and one extra slot at the end is the ground (the static world),
 //! with zero inverse mass and zero velocity, so rows attached to the world need no branch.
 

@@ -5,7 +5,7 @@
 //! `J u` is the velocity of body A's side **minus** body B's side, and `C` grows with it.
 //! Producers (joints now, contacts later) never touch the solver; they describe rows through
 //! a [`RowWriter`], usually with the shared parts of [`parts`]. The world stores rows as flat
-//! arrays ([`RowStorage`]) and turns them into the LCP of shared/DESIGN.md.
+//! arrays ([`RowStorage`]) and turns them into the LCP of docs/dynamics.md#the-boxed-lcp.
 //!
 //! # Writing rows
 //!
@@ -56,7 +56,7 @@ pub mod parts;
 pub mod row;
 pub mod softness;
 
-pub(crate) use row::{EqualityBlock, FixedRows, RowPass};
+pub(crate) use row::RowPass;
 pub use row::{JacobianRow, Row, RowMotion, RowStorage, RowWriter};
 pub use softness::Softness;
 

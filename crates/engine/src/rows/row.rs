@@ -126,52 +126,6 @@ impl Row {
     }
 }
 
-/// Fixed-structure joints' rows on their way into a [`RowStorage`]: their Jacobians and
-/// errors are pushed onto its `jacobian` and `error` columns directly, and the batch keeps
-/// each joint's bodies, softness and row count, from which [`Self::flush_into`] completes
-/// the other columns ([`RowStorage::complete_fixed_rows`]). Until then the storage's
-/// `jacobian` and `error` columns are longer than the others by [`Self::pending`].
-#[derive(Debug, Clone, Default)]
-pub(crate) struct FixedRows {
-    blocks: Vec<EqualityBlock>,
-    pending: usize,
-}
-
-impl FixedRows {
-    /// Empties the batch.
-    pub(crate) fn clear(&mut self) {
-        self.blocks.clear();
-        self.pending = 0;
-    }
-
-    /// Rows whose Jacobians and errors were pushed since the last flush.
-    pub(crate) fn pending(&self) -> usize {
-        self.pending
-    }
-
-    /// Records a joint's rows, whose Jacobians and errors were just pushed.
-    pub(crate) fn push(&mut self, block: EqualityBlock) {
-        self.pending += block.rows;
-        self.blocks.push(block);
-    }
-
-    /// Completes the batch's rows in `storage`, if any, and empties it.
-    pub(crate) fn flush_into(&mut self, storage: &mut RowStorage) {
-        if !self.blocks.is_empty() {
-            storage.complete_fixed_rows(self);
-            self.clear();
-        }
-    }
-}
-
-/// One joint's share of a [`FixedRows`] batch.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct EqualityBlock {
-    pub(crate) bodies: [u32; 2],
-    pub(crate) softness: Softness,
-    pub(crate) rows: usize,
-}
-
 /// All rows of one step as flat arrays, indexed by row.
 ///
 /// Body entries are solver slots: a body's slot index, or the world's ground slot (a body of
@@ -307,48 +261,6 @@ impl RowStorage {
         }
     }
 
-    /// Completes every joint's rows of `batch`, whose Jacobians and errors are already
-    /// pushed: unbounded, stabilised rows of the joint's bodies with its softness, no target
-    /// and no warm start (point joints' rows, [`crate::joint::JointRows::fixed_point`],
-    /// without the writer). Each column is extended once for the whole batch: S3's hundred
-    /// ball joints spent half their row writing on per-joint extends.
-    pub(crate) fn complete_fixed_rows(&mut self, batch: &FixedRows) {
-        let n = batch.pending;
-        let blocks = &batch.blocks;
-        debug_assert_eq!(self.jacobian.len(), self.bodies.len() + n);
-        debug_assert_eq!(self.error.len(), self.bodies.len() + n);
-        self.bodies.reserve(n);
-        self.bodies.extend(
-            blocks
-                .iter()
-                .flat_map(|b| std::iter::repeat_n(b.bodies, b.rows)),
-        );
-        self.erp.reserve(n);
-        self.erp.extend(
-            blocks
-                .iter()
-                .flat_map(|b| std::iter::repeat_n(b.softness.erp, b.rows)),
-        );
-        self.cfm.reserve(n);
-        self.cfm.extend(
-            blocks
-                .iter()
-                .flat_map(|b| std::iter::repeat_n(b.softness.cfm, b.rows)),
-        );
-        for (column, value) in [
-            (&mut self.target_velocity, 0.0),
-            (&mut self.lo, f64::NEG_INFINITY),
-            (&mut self.hi, f64::INFINITY),
-            (&mut self.warm_lambda, 0.0),
-            (&mut self.lambda, 0.0),
-        ] {
-            column.extend(std::iter::repeat_n(value, n));
-        }
-        self.findex.extend(std::iter::repeat_n(None, n));
-        self.stabilize.extend(std::iter::repeat_n(true, n));
-        self.warm_state.extend(std::iter::repeat_n(None, n));
-    }
-
     /// The force on each of the row's bodies' velocity coordinates: `J_i^T lambda_i`, split
     /// into (force on A, torque on A, force on B, torque on B).
     pub(crate) fn generalized_force(&self, i: usize) -> [Vec3; 4] {
@@ -363,10 +275,9 @@ impl RowStorage {
 
     /// Appends rows `order` of `other` in that order (every row in its own order for
     /// `None`), with `findex` (one friction index per appended row). Column by column: one
-    /// tight gather per array (islands reorder every row each step; thirteen pushes per row
-    /// cost S2 twice as much), or one slice copy per array without an order (S3's chain,
-    /// one island in producer order, spent 4 % of its step gathering its 300 rows one index
-    /// at a time).
+    /// tight gather per array (islands reorder every row each step, and thirteen pushes per
+    /// row cost twice as much), or one slice copy per array without an order (a chain's one
+    /// island in producer order; docs/performance.md#lent-rows).
     pub(crate) fn extend_from_rows(
         &mut self,
         other: &RowStorage,
@@ -403,8 +314,8 @@ impl RowStorage {
 
     /// Whether every number of every row that the solver reads is usable ([`Self::is_finite`]
     /// of all rows), column by column with non-short-circuiting `&` (no branch per value,
-    /// no chain of dependent additions; S1 spent 1.5 % of its step row by row). A row's
-    /// twelve Jacobian entries are summed first (a non-finite entry makes the sum non-finite,
+    /// no chain of dependent additions, which a row-by-row check had). A row's twelve
+    /// Jacobian entries are summed first (a non-finite entry makes the sum non-finite,
     /// opposite infinities give NaN); a finite row whose sum overflows makes this answer
     /// `false`, and the caller's row-by-row search then finds no culprit.
     pub(crate) fn all_finite(&self) -> bool {
@@ -534,8 +445,8 @@ impl RowWriter<'_> {
     /// With `on`, [`Self::push`] keeps only each row's bodies, error, bounds and stabilise
     /// flag (the other columns of the storage stay empty): post-stabilisation's passes that
     /// re-read the errors of rows whose Jacobians they keep, and the curvature look-ahead.
-    /// A ball chain's link wrote thirteen columns a row to have three numbers read (S3: a
-    /// fifth of its step re-measured rows).
+    /// Otherwise a ball chain's link writes thirteen columns a row to have three numbers read
+    /// (docs/performance.md#hot-per-body-arrays).
     pub(crate) fn errors_only(mut self, on: bool) -> Self {
         self.errors_only = on;
         self

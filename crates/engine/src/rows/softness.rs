@@ -1,5 +1,5 @@
 //! Softness of a constraint row: the error reduction parameter (ERP) and the constraint force
-//! mixing (CFM) of shared/DESIGN.md, and the map from a spring to them.
+//! mixing (CFM) of docs/dynamics.md#softness-erp-cfm-and-springs, and the map from a spring to them.
 //!
 //! With `C` the row's position error and `lambda` its force, one step enforces
 //!
@@ -17,7 +17,7 @@ use crate::error::WorldError;
 /// ERP and CFM of a row (or the default for every row of a constraint or a world).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Softness {
-    /// Error reduction parameter, dimensionless, in `[0, 1]`; default 0.2 (shared/SCENES.md).
+    /// Error reduction parameter, dimensionless, in `[0, 1]`; default 0.2 (docs/scenes.md#common-settings).
     /// The fraction of a row's position error corrected by the velocity solve each step:
     /// raising it corrects drift faster but adds energy to stiff chains; 0 leaves drift to
     /// post-stabilisation alone.
@@ -35,7 +35,7 @@ impl Default for Softness {
 }
 
 impl Softness {
-    /// ERP 0.2 and CFM `1e-5`, the values of shared/SCENES.md (and close to ODE's defaults).
+    /// ERP 0.2 and CFM `1e-5`, the values of docs/scenes.md#common-settings (and close to ODE's defaults).
     pub const DEFAULT: Self = Self {
         erp: 0.2,
         cfm: 1e-5,

@@ -290,6 +290,9 @@ pub(crate) fn check_unit_quaternion(q: Quat, field: &str) -> Result<(), Snapshot
 pub(crate) struct MaterialRecord {
     friction: f64,
     restitution: f64,
+    /// Absent in snapshots written before per-material thresholds (read as `None`).
+    #[serde(default)]
+    restitution_threshold: Option<f64>,
     softness: Option<SoftnessRecord>,
 }
 
@@ -298,11 +301,13 @@ impl MaterialRecord {
         let Material {
             friction,
             restitution,
+            restitution_threshold,
             softness,
         } = material;
         Self {
             friction: *friction,
             restitution: *restitution,
+            restitution_threshold: *restitution_threshold,
             softness: softness.map(Into::into),
         }
     }
@@ -311,6 +316,7 @@ impl MaterialRecord {
         let material = Material {
             friction: self.friction,
             restitution: self.restitution,
+            restitution_threshold: self.restitution_threshold,
             softness: self.softness.map(Into::into),
         };
         material

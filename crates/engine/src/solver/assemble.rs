@@ -1,4 +1,4 @@
-//! The dense boxed LCP of one island for the exact stepper (shared/DESIGN.md):
+//! The dense boxed LCP of one island for the exact stepper (docs/dynamics.md#the-boxed-lcp):
 //!
 //! ```text
 //! A = J M^-1 J^T + diag(cfm) / h,   b = (rhs - J u*) / h,   rhs = -erp C / h + target

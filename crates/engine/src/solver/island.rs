@@ -43,8 +43,8 @@ pub(crate) struct Islands {
     /// stay together: Gauss-Seidel solves them as one block, and the exact stepper's
     /// envelope factorisation of the clamped rows (built in row order) stays narrow. Written
     /// every normal first, then every friction row, a friction row would couple with rows a
-    /// whole island away: S4's warm-started 240-row solve spent 46 % of its step in that
-    /// factorisation's forward substitutions.
+    /// whole island away, and that factorisation's forward substitutions would dominate a
+    /// warm-started stack's step (docs/performance.md#dantzig-warm-starts-and-friction).
     pub(crate) group_contacts: bool,
     /// What the last [`Self::build`] sorted, see [`Structure`].
     last: Structure,
@@ -106,10 +106,11 @@ impl Structure {
 /// in producer order each Gauss-Seidel update waits for the previous one's write to the
 /// same body accumulators: a chain of dependent loads, multiplies and stores. Dealt
 /// `p0, p(m/4), p(2m/4), p(3m/4), p1, ...`, consecutive rows mostly touch different bodies
-/// and the processor overlaps their updates: S1's 20 sweeps over 7080 rows took 2.0 ms
-/// instead of 2.6 (S2 2.4 instead of 2.6). It changes the sweep order, so the iterates,
-/// but not what they converge to; S1, S2 and S4 kept their quality (BENCHMARKS.md). Both
-/// steppers keep each contact's rows together ([`Islands::group_contacts`]): the exact
+/// and the processor overlaps their updates (docs/performance.md#lane-batching-in-avx2).
+/// It changes the sweep order, so the iterates, but not what they converge to; the contact
+/// scenes kept their quality
+/// (docs/benchmarks-history.md#iterative-step-against-odes-quickstep-and-rapier-issue-6).
+/// Both steppers keep each contact's rows together ([`Islands::group_contacts`]): the exact
 /// stepper's envelope factorisation needs it, and Gauss-Seidel then updates a contact's
 /// three rows as one block (`stiction_lcp::pgs`); the iterative stepper deals whole
 /// contacts into the lanes. Unbounded rows (joints) keep their order, since a chain's
@@ -179,8 +180,8 @@ impl Islands {
     /// before reading it again: rows already in island order ([`Self::identity`], a
     /// chain's) are moved into `sorted` (the two storages swapped, friction indices made
     /// relative), not copied, and `raw` holds stale rows until then. Returns whether they
-    /// were moved. S3: no copy of its 300 rows a step, and one row storage instead of two
-    /// in the step's working set.
+    /// were moved. A chain's rows are then not copied each step, and the step's working set
+    /// holds one row storage instead of two (docs/performance.md#lent-rows).
     pub(crate) fn build_lending(
         &mut self,
         raw: &mut RowStorage,

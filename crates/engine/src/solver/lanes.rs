@@ -26,7 +26,7 @@ use std::arch::x86_64::{
     _mm256_xor_pd, _mm_add_pd, _mm_cvtsd_f64, _mm_loadu_pd, _mm_max_pd, _mm_max_sd, _mm_storeu_pd,
     _mm_unpackhi_pd, _CMP_ORD_Q, _CMP_UNORD_Q,
 };
-use stiction_lcp::pgs::{LaneConstants, RowLaneConstants};
+use stiction_lcp::pgs::batch::{LaneConstants, RowLaneConstants};
 
 /// One row's linear Jacobian (A's; B's is its negative), lane-major: `[entry][lane]`.
 type Linear = [[f64; 4]; 3];

@@ -21,7 +21,7 @@ impl Default for Solver {
 }
 
 impl Solver {
-    /// The iterative stepper with shared/SCENES.md's settings (20 sweeps, `omega` 1,
+    /// The iterative stepper with the settings of docs/scenes.md#common-settings (20 sweeps, `omega` 1,
     /// warm-started).
     pub fn iterative() -> Self {
         Solver::Iterative(IterativeSettings::default())
@@ -60,17 +60,16 @@ pub struct ExactSettings {
     /// block per body; `R = diag(cfm / h)`), exact to a normalised residual of `1e-9`
     /// like Dantzig's answer, and falling back to Gauss-Seidel the same way. Islands up
     /// to this size keep dense Dantzig, which needs no CFM. Default 50 rows (about 17
-    /// contact points): measured (BENCHMARKS.md, eighth session), the sparse solver takes
-    /// resting stacks and pyramids 2 to 15 times faster than Dantzig from 24 rows up (S4's
-    /// 240-row stack 0.64 -> 0.074 ms/step) and moving piles about as fast from 45 rows and
-    /// far faster from a few hundred (Dantzig's pivots on a landing pile fell back to
-    /// Gauss-Seidel; a 27-sphere pile's mean step 7.3 -> 1.7 ms). 0 sends every island to
-    /// the sparse solver; `usize::MAX` keeps every island dense (then S1 at N = 20 and S2
-    /// need gigabytes and hours per step). The polygonal friction cone is always solved by
-    /// Lemke on the dense problem. Islands of bilateral rows only (joints without active
-    /// limits or motors) go to the sparse solver above half this size (25 rows by
-    /// default): with no index set to find it is one factorisation, banded along a chain
-    /// (S3, 300 rows: 0.29 against 1.0 ms/step).
+    /// contact points): above it the sparse solver is several times faster than Dantzig on
+    /// resting stacks and pyramids and at least as fast on moving piles, where Dantzig's
+    /// pivots fall back to Gauss-Seidel (docs/performance.md#sparse-exact-active-set-solver).
+    /// 0 sends every island to the sparse solver; `usize::MAX` keeps every island dense
+    /// (then the 210-box pyramid and the 1000-sphere pile of docs/scenes.md need gigabytes
+    /// and hours per step). The polygonal friction cone is always solved by Lemke on the
+    /// dense problem. Islands of bilateral rows only (joints without active limits or
+    /// motors) go to the sparse solver above half this size (25 rows by default): with no
+    /// index set to find it is one factorisation, banded along a chain
+    /// (docs/performance.md#envelope-factorisation-of-chains).
     pub dense_row_limit: usize,
 }
 
@@ -113,7 +112,7 @@ impl ExactSettings {
 /// Settings of the iterative stepper (and of the exact stepper's fallback).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IterativeSettings {
-    /// Sweeps over all rows per step, `>= 1`; default 20 (shared/SCENES.md). Cost is linear
+    /// Sweeps over all rows per step, `>= 1`; default 20 (docs/scenes.md#common-settings). Cost is linear
     /// in it; raising it stiffens long chains and tall stacks.
     pub iterations: usize,
     /// SOR relaxation factor, in `(0, 2)`; default 1 (plain Gauss-Seidel). Above 1 converges
@@ -129,9 +128,10 @@ pub struct IterativeSettings {
     /// chains, trees, closed loops) by one envelope `L D L^T` factorisation of its
     /// `J M^-1 J^T + diag(cfm / h)` instead of sweeping it, when the factorisation costs less
     /// than the sweeps would (default `true`). The forces are then exact, not `iterations`
-    /// sweeps' approximation: S3's 100-link chain steps in 0.17 ms instead of 0.26, and the
-    /// projection after the step has less to correct. Islands with bounded rows (contacts,
-    /// limits, motors) are always swept. Off, every island is swept as in ODE's quickstep.
+    /// sweeps' approximation, a long chain steps faster, and the projection after the step
+    /// has less to correct (docs/performance.md#envelope-factorisation-of-chains). Islands
+    /// with bounded rows (contacts, limits, motors) are always swept. Off, every island is
+    /// swept as in ODE's quickstep.
     pub direct_bilateral: bool,
 }
 

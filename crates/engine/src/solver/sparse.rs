@@ -1,5 +1,5 @@
 //! The sparse form of `A = J M^-1 J^T + diag(r)` that projected Gauss-Seidel runs on
-//! without forming `A` (shared/DESIGN.md, ODE's quickstep).
+//! without forming `A` (docs/dynamics.md#solving-the-lcp, ODE's quickstep).
 //!
 //! Per row `i` the products `M^-1 J_i^T` for its two bodies are computed once per solve
 //! ([`RowMass`]). During the sweeps each body keeps `a = M^-1 J^T x` over its rows, so
@@ -14,7 +14,8 @@
 use crate::math::{Mat3, Vec3};
 use crate::rows::hot::Pair;
 use crate::rows::{JacobianRow, RowStorage};
-use stiction_lcp::pgs::{BatchUpdate, LaneConstants, RowLaneConstants, RowOperator};
+use stiction_lcp::pgs::batch::{BatchUpdate, BatchedRowOperator, LaneConstants, RowLaneConstants};
+use stiction_lcp::pgs::RowOperator;
 use stiction_lcp::Residual;
 
 /// `M^-1 J_i^T` of every row, as (linear A, angular A, linear B, angular B), and the
@@ -407,24 +408,6 @@ impl RowOperator for SparseOperator<'_> {
         ))
     }
 
-    fn block_couplings(&self, i: usize) -> Option<[f64; 3]> {
-        let [a, b] = self.bodies[i];
-        let same = a != b && self.bodies[i + 1] == [a, b] && self.bodies[i + 2] == [a, b];
-        if !same {
-            return Some([
-                self.off_diagonal(i + 1, i)?,
-                self.off_diagonal(i + 2, i)?,
-                self.off_diagonal(i + 2, i + 1)?,
-            ]);
-        }
-        // Rows on the same two bodies (every contact block): each coupling is one
-        // 12-entry product, without `coupling`'s search for shared bodies.
-        let entry = |row: usize, column: usize| {
-            lane_dot(&flat(&self.jacobian[row]), &flat4(&self.imj[column]))
-        };
-        Some([entry(i + 1, i), entry(i + 2, i), entry(i + 2, i + 1)])
-    }
-
     fn begin(&mut self, x: &[f64]) {
         self.clear();
         // The batched contact blocks lane by lane once this solve laid them out (S4: 1.6 %
@@ -455,6 +438,26 @@ impl RowOperator for SparseOperator<'_> {
     #[inline(always)]
     fn row_changed(&mut self, i: usize, delta: f64) {
         scatter(self.cache, self.bodies[i], &self.imj[i], delta);
+    }
+}
+
+impl BatchedRowOperator for SparseOperator<'_> {
+    fn block_couplings(&self, i: usize) -> Option<[f64; 3]> {
+        let [a, b] = self.bodies[i];
+        let same = a != b && self.bodies[i + 1] == [a, b] && self.bodies[i + 2] == [a, b];
+        if !same {
+            return Some([
+                self.off_diagonal(i + 1, i)?,
+                self.off_diagonal(i + 2, i)?,
+                self.off_diagonal(i + 2, i + 1)?,
+            ]);
+        }
+        // Rows on the same two bodies (every contact block): each coupling is one
+        // 12-entry product, without `coupling`'s search for shared bodies.
+        let entry = |row: usize, column: usize| {
+            lane_dot(&flat(&self.jacobian[row]), &flat4(&self.imj[column]))
+        };
+        Some([entry(i + 1, i), entry(i + 2, i), entry(i + 2, i + 1)])
     }
 
     // A contact's three rows share their bodies: their accumulators are read once, and the
@@ -617,6 +620,8 @@ impl RowOperator for RowByRow<'_, '_> {
         self.0.row_changed(i, delta);
     }
 }
+
+impl BatchedRowOperator for RowByRow<'_, '_> {}
 
 /// The normalised residual of `x` for the boxed LCP `(A, b, lo, hi, findex)` of `op`, with
 /// the scaling of [`stiction_lcp::boxed_residual`] (`|A|_max` taken as the largest diagonal,

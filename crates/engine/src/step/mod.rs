@@ -1,4 +1,4 @@
-//! The step pipeline (shared/DESIGN.md, ODE's `dWorldStep` and `dWorldQuickStep`):
+//! The step pipeline (docs/dynamics.md#the-semi-implicit-step, ODE's `dWorldStep` and `dWorldQuickStep`):
 //!
 //! 0. **Collision** ([`crate::collision`]): bodies classified awake or asleep (waking those
 //!    the user disturbed), broad phase, waking of sleeping groups that awake bodies
@@ -59,13 +59,14 @@ use crate::error::{IntegrationError, WorldError};
 use crate::handles::Arena;
 use crate::handles::{BodyHandle, ColliderHandle, JointHandle};
 use crate::joint::curvature::{add_curvature_targets, CurvatureScratch};
+use crate::joint::points::FixedRows;
 use crate::joint::points::PointJoints;
 use crate::joint::write_joint_rows_moving;
 use crate::joint::{Joint, JointFeedback};
 use crate::math::Vec3;
 use crate::poststab::{PostStabilizer, SharedFactors};
 use crate::rows::hot::HotBodies;
-use crate::rows::{FixedRows, Pose, RowPass, RowStorage};
+use crate::rows::{Pose, RowPass, RowStorage};
 use crate::sleep::SleepTracker;
 use crate::solver::assemble::{assemble_island, ProblemPool};
 use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
@@ -83,13 +84,14 @@ use stiction_lcp::{IndexState, LcpError, SolveReport, Status};
 /// The largest normalised residual with which a converged Gauss-Seidel solve counts as solved.
 const ITERATIVE_RESIDUAL_TOLERANCE: f64 = 1e-6;
 
-/// Multiply-adds of an envelope factorisation worth one Gauss-Seidel row update (about
-/// 13 ns against half a nanosecond): an all-bilateral island is solved directly when its
-/// factorisation costs less than its sweeps would.
+/// Multiply-adds of an envelope factorisation worth one Gauss-Seidel row update, as timed
+/// (docs/performance.md#envelope-factorisation-of-chains): an all-bilateral island is
+/// solved directly when its factorisation costs less than its sweeps would.
 const DIRECT_WORK_PER_SWEEP_ROW: usize = 25;
 /// Multiply-adds per row an all-bilateral island's envelope factorisation may cost for the
 /// exact stepper to take it instead of the sparse active-set solver, whose body-space
-/// factorisation and refinement cost S3's chain about 330 ns a row.
+/// factorisation and refinement of a chain cost about that much a row
+/// (docs/performance.md#envelope-factorisation-of-chains).
 const EXACT_DIRECT_WORK_PER_ROW: usize = 500;
 /// Pivot floor of the velocity solve's envelope factorisation, relative to the diagonal:
 /// a row dependent on earlier ones (a closed loop without CFM) is regularised.
@@ -99,9 +101,9 @@ const DIRECT_PIVOT_FLOOR: f64 = 1e-9;
 /// motors) leave dense Dantzig for the sparse solver at this fraction of
 /// [`ExactSettings::dense_row_limit`] (25 rows by default): with no index set to find, the
 /// sparse solve is one body-space factorisation (banded for a chain) and its refinement,
-/// against Dantzig's dense `O(n^3)` factorisation. S3's 300-row chain: 1.0 -> 0.29
-/// ms/step with the same joint separations; a 60-row chain 0.069 -> 0.051 ms; at 30 rows
-/// they cost the same.
+/// against Dantzig's dense `O(n^3)` factorisation. The two cost the same for a 30-row
+/// chain, and the sparse solve gains the longer the chain, with the same joint
+/// separations (docs/performance.md#envelope-factorisation-of-chains).
 const BILATERAL_SPARSE_FACTOR: usize = 2;
 
 /// Everything a step computes before committing, reused between steps.
@@ -566,7 +568,7 @@ fn solve_islands(
     s.b.clear();
     s.regularization.clear();
     // Products with `1 / h` rather than three divisions a row (a division occupies the
-    // divider for several cycles: S1's 7,080 rows spent 2 % of the step here).
+    // divider for several cycles).
     let per_h = 1.0 / h;
     for i in 0..s.rows.len() {
         let [a, b] = s.rows.bodies[i];
@@ -684,7 +686,7 @@ fn solve_exact(
         let polygonal = matches!(model, FrictionModel::PolygonalCone { .. })
             && problem.findex.iter().any(Option::is_some);
         if polygonal {
-            // Friction rows are polygon edges: Lemke on seed 004's formulation.
+            // Friction rows are polygon edges: Lemke on Drake's formulation.
             s.report = crate::contact::polygonal::solve(problem, &Default::default())
                 .map_err(solver_error)?;
         } else {
@@ -780,10 +782,10 @@ fn solve_bilateral_direct(
         return Err(non_finite(StepPhase::Solve, None));
     }
     // Without a raised pivot the factorisation is of the island's own positive definite
-    // `A`, and the triangular solves are backward stable: the residual is round-off, and
-    // measuring it cost S3 a twentieth of its step. A raised pivot (rows dependent without
-    // CFM) solved a neighbouring system, which is consistent only if the dependent rows'
-    // targets agree: then the residual decides.
+    // `A`, and the triangular solves are backward stable: the residual is round-off, not
+    // worth measuring (docs/performance.md#envelope-factorisation-of-chains). A raised
+    // pivot (rows dependent without CFM) solved a neighbouring system, which is consistent
+    // only if the dependent rows' targets agree: then the residual decides.
     let residual = if weak_pivots == 0 {
         0.0
     } else {

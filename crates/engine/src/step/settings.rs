@@ -32,8 +32,8 @@ pub struct WorldSettings {
     pub curvature: CurvatureCorrection,
     /// Whether each step measures the wall time of its phases into
     /// [`crate::StepStats::times`] (otherwise they stay zero); default off. The sixteen
-    /// reads of the clock cost about half a microsecond a step on a virtual machine: half
-    /// of a lone body's step (S5), under 1 % of a 20-box stack's. Off by default as
+    /// reads of the clock are a large share of a small scene's step, though negligible in
+    /// a large one (docs/performance.md#phase-timing-off-by-default). Off by default as
     /// Rapier's counters and MuJoCo's timers are.
     pub time_phases: bool,
 }

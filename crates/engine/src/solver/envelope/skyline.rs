@@ -18,10 +18,9 @@ pub(crate) struct Skyline {
     offset: Vec<usize>,
     data: Vec<f64>,
     diagonal: Vec<f64>,
-    /// `1 / diagonal`, kept as each pivot is found: the factorisation multiplies by it
-    /// (a division per entry was most of a chain's factorisation time) and so do the solves
-    /// (each factorisation serves one to a few; a division a row was a quarter of S3's
-    /// solves).
+    /// `1 / diagonal`, kept as each pivot is found: the factorisation and the solves (one
+    /// to a few per factorisation) multiply by it instead of dividing
+    /// (docs/performance.md#envelope-factorisation-of-chains).
     inverse_diagonal: Vec<f64>,
     /// The block size if the envelope is a block band ([`block_band`]), else 0.
     block: usize,
@@ -121,7 +120,8 @@ impl Skyline {
     /// ([`block_band`]), the same operations in the same order (so the same factor to the
     /// bit), but from the third block on with every loop's length known at compile time:
     /// the rows of a chain's joints are short (a ball chain's: 4 to 6 entries), and the
-    /// generic loops spent most of their instructions on indices, bounds and trip counts.
+    /// generic loops' work went mostly to indices, bounds and trip counts
+    /// (docs/performance.md#envelope-factorisation-of-chains).
     fn factor_band<const B: usize>(&mut self, floor: f64, weak: &mut usize) {
         let n = self.first.len();
         let leading = n.min(2 * B);

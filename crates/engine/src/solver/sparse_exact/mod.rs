@@ -14,7 +14,7 @@
 //!   semismooth Newton method on the natural map of the whole friction-coupled problem
 //!   takes over: the same clamped-set solves, globalised by a line search, a proximal
 //!   term and Gauss-Seidel smoothing, within a work budget that grows with the island
-//!   (about a second on S1's 7000 rows) after which the caller falls back.
+//!   (about a second on a 7000-row island) after which the caller falls back.
 //! - **Body space** ([`system`]): the clamped rows are solved through
 //!   `H = M + J_F^T R_F^-1 J_F`, one 6 x 6 block per body, factored by our block
 //!   Cholesky ([`cholesky`], [`block`]) after a minimum-degree ordering of the body graph
@@ -56,8 +56,8 @@ use stiction_lcp::{IndexState, Status};
 use system::BodySystem;
 
 /// Index-set iterations (each at most one factorisation) before giving up, over all
-/// phases of one solve. Resting 125-sphere piles take 30 to 60 Newton steps, 216-sphere
-/// piles 50 to 230 (at 150, 3 of 6 steps of those that now finish fell back).
+/// phases of one solve. Resting 125-sphere piles take 30 to 60 Newton steps and 216-sphere
+/// piles 50 to 230, so a lower cap turns steps that would finish into fallbacks.
 pub(crate) const MAX_ITERATIONS: usize = 300;
 /// Refinement passes per iteration at most.
 const MAX_REFINEMENTS: usize = 30;
@@ -66,7 +66,8 @@ const MAX_REFINEMENTS: usize = 30;
 const SLOW_REFINEMENT: f64 = 0.25;
 /// GMRES: relative tolerance, vectors per cycle and cycles of one coupled solve. Each
 /// refinement pass runs one solve, so two passes already gain twelve digits; a tighter
-/// tolerance only costs operator applications (S1: 19.6 -> 15.4 ms/step at 1e-6).
+/// tolerance only costs operator applications
+/// (docs/performance.md#sparse-exact-active-set-solver).
 const GMRES_TOLERANCE: f64 = 1e-6;
 /// See [`GMRES_TOLERANCE`].
 const GMRES_RESTART: usize = 40;
@@ -273,7 +274,7 @@ impl SparseExactSolver {
             Sweep::Stalled => {}
         }
         // With bounds that move with the normal forces the block moves may cycle (the LCP
-        // is not a fixed-bound P-matrix problem: S2's piles stall at 10-20 violating
+        // is not a fixed-bound P-matrix problem: sphere piles stall at 10-20 violating
         // rows). A globalised semismooth Newton method finishes ([`newton`]).
         match self.newton(island, op, max_diagonal, &mut used) {
             Sweep::Solved => (Status::Solved, used),

@@ -66,14 +66,15 @@ const LARGEST_PROXIMAL: f64 = 1e3;
 const SHORT_STEP: f64 = 0.25;
 /// Refinement passes of one Newton step's settle: a step far from the answer need not be
 /// exact (the line search measures it), and near the answer two or three passes
-/// converge. Without a cap a nearly singular coupled system cost S2 a minute per step.
+/// converge. Without a cap a nearly singular coupled system (a large resting pile) refines
+/// almost without end.
 const NEWTON_REFINEMENTS: usize = 3;
 /// GMRES cycles of one Newton step's coupled correction (see [`NEWTON_REFINEMENTS`]).
 const NEWTON_GMRES_CYCLES: usize = 1;
 /// Newton steps without a new lowest merit before giving up: converging piles make one
-/// every few steps, while on S2 (7900 rows, about 0.4 s per step) the merit circles
-/// around 1e-3 for good; this bounds what a counted fallback costs there (15-45 s per
-/// step, as the frozen-bound passes before).
+/// every few steps, while on a large resting pile the merit circles around 1e-3 for good;
+/// this bounds what a counted fallback costs there
+/// (docs/performance.md#sparse-exact-active-set-solver).
 const WITHOUT_PROGRESS: usize = 40;
 /// Newton steps at most (within [`MAX_ITERATIONS`]).
 const NEWTON_STEPS: usize = 280;
@@ -82,21 +83,18 @@ const NEWTON_STEPS: usize = 280;
 /// gives up and the caller falls back to Gauss-Seidel: a bound on a step's time rather
 /// than on its iterations, since an iteration's cost grows with the island. Small islands
 /// never reach it (a 300-row pile may spend 160,000 sweeps' worth, far beyond
-/// [`NEWTON_STEPS`]). On S1's 7080-row pyramid a rare step's merit creeps down a few per
-/// cent a Newton step, with [`SMOOTHING_SWEEPS`] (about 50 ms there) after every third:
-/// one such step took 261 iterations and 6.0 s against a median step of 9 ms. With this
-/// budget (about a second there) that step falls back after 63 iterations and 1.1 s;
-/// the pyramid's slowest converging step (29 iterations, 14 smoothings, 0.63 s, in the
-/// first 60 steps) still finishes. Over 600 steps of S1: 1 fallback, slowest step
-/// 6.0 -> 1.2 s, mean 23 -> 16 ms.
+/// [`NEWTON_STEPS`]). On a large pyramid a rare step's merit creeps down a few per cent a
+/// Newton step, with [`SMOOTHING_SWEEPS`] after every third: the budget cuts such a step
+/// off while the slowest converging steps still finish
+/// (docs/performance.md#sparse-exact-active-set-solver).
 const NEWTON_WORK: usize = 50_000_000;
 /// What one Newton step costs in sweeps' worth of row updates (its factorisation, the
-/// settle's refinements and GMRES cycle, the line search's natural maps): on S1 about
-/// 3 ms against 0.14 ms for a row-by-row sweep.
+/// settle's refinements and GMRES cycle, the line search's natural maps), as timed against
+/// a row-by-row sweep on a large pyramid (docs/performance.md#sparse-exact-active-set-solver).
 const STEP_WORK: usize = 20;
-/// Gauss-Seidel sweeps before the first Newton step (S1: 0 fallbacks in 60 steps from
-/// the block moves' best iterate and 100 sweeps, 1 from the warm forces and 1000 sweeps,
-/// 2 without sweeps; a 125-sphere pile: 0, 1 and all 40 of 40).
+/// Gauss-Seidel sweeps before the first Newton step, which starts from the block moves'
+/// best iterate: without them, or from the warm forces, pyramids and piles fell back more
+/// often (docs/performance.md#sparse-exact-active-set-solver).
 const START_SWEEPS: usize = 100;
 /// Gauss-Seidel sweeps after a short step.
 const SMOOTHING_SWEEPS: usize = 300;

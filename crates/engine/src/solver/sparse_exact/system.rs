@@ -10,8 +10,8 @@
 //!
 //! `H = M + J_F^T R_F^-1 J_F` has one 6 x 6 block per dynamic body of the island and one
 //! off-diagonal block per pair of bodies sharing a row: its size is six times the bodies,
-//! not the rows (S1: 1260 against 7080). Static bodies, the ground and sleepers have no
-//! coordinates: their side of a row drops out.
+//! not the rows (a 210-box pyramid: 1260 against 7080). Static bodies, the ground and
+//! sleepers have no coordinates: their side of a row drops out.
 
 use super::block::{add_outer, Block, Six};
 use super::cholesky::BlockCholesky;
@@ -95,8 +95,8 @@ impl BodySystem {
         }
         let n = island_bodies.len();
         // The ordering and pattern depend on nothing else (the values are refilled by
-        // every factorisation): S4's stack spent a twentieth of its exact step re-deriving
-        // the same minimum-degree order.
+        // every factorisation), so an island coupled as before keeps them
+        // (docs/performance.md#sparse-exact-active-set-solver).
         let known = self
             .ordered
             .as_ref()

@@ -16,16 +16,16 @@
 //! one *block*: the same three steps in the same order, but with the three products
 //! `(A x)_k` read together before the normal's step and the friction ones corrected by the
 //! block's couplings `A_kj` afterwards, so that a sparse operator reads and writes the two
-//! bodies once per contact ([`RowOperator::block_times_vector`],
-//! [`RowOperator::block_changed`]). Found once per solve from `findex` and
+//! bodies once per contact ([`batch::BatchedRowOperator::block_times_vector`],
+//! [`batch::BatchedRowOperator::block_changed`]). Found once per solve from `findex` and
 //! [`RowOperator::off_diagonal`]; an operator without off-diagonal entries is swept row by row.
-//! Three unbounded rows that the operator groups ([`RowOperator::shares_triple`]: a ball
+//! Three unbounded rows that the operator groups ([`batch::BatchedRowOperator::shares_triple`]: a ball
 //! joint's, on two bodies) are a block the same way, each row within its own bounds.
 //!
 //! Blocks (and single bounded rows) that the operator calls independent
-//! ([`RowOperator::independent_blocks`], [`RowOperator::independent_rows`]: no coupling
+//! ([`batch::BatchedRowOperator::independent_blocks`], [`batch::BatchedRowOperator::independent_rows`]: no coupling
 //! between them) are gathered four at a time into *batches*, which the operator may update
-//! side by side in lanes ([`RowOperator::update_batches`]; the engine does it in AVX2). A
+//! side by side in lanes ([`batch::BatchedRowOperator::update_batches`]; the engine does it in AVX2). A
 //! batch is placed where its fourth member was, so a sweep visits them in a different
 //! order than row order; within a batch the order does not matter. Blocks, batches and the
 //! order are the sweep *plan*; a caller solving a problem of the same structure as the last
@@ -41,6 +41,10 @@ use crate::matrix::{dot, max_abs, DenseMatrix};
 use crate::problem::{check_findex_target, check_finite, check_len, BoxedLcp};
 use crate::report::{SolveReport, Status};
 use crate::residual::{boxed_residual, Residual};
+
+pub mod batch;
+
+use batch::{BatchUpdate, BatchedRowOperator, LaneConstants, RowLaneConstants};
 
 /// Read access to the matrix `A` of a boxed LCP, one row at a time.
 ///
@@ -78,21 +82,8 @@ pub trait RowOperator {
         None
     }
 
-    /// The couplings `[A_(i+1) i, A_(i+2) i, A_(i+2) (i+1)]` of the block of rows `i` to
-    /// `i + 2` (a contact's normal and friction rows, or an unbounded triple: see
-    /// [`shares_triple`](RowOperator::shares_triple)), once per solve. The default asks
-    /// [`off_diagonal`](RowOperator::off_diagonal) three times; a sparse operator whose
-    /// three rows share their bodies reads them once.
-    fn block_couplings(&self, i: usize) -> Option<[f64; 3]> {
-        Some([
-            self.off_diagonal(i + 1, i)?,
-            self.off_diagonal(i + 2, i)?,
-            self.off_diagonal(i + 2, i + 1)?,
-        ])
-    }
-
     /// Called once, with the projected warm start, after
-    /// [`prepare_batches`](RowOperator::prepare_batches) and before the first sweep.
+    /// [`prepare_batches`](batch::BatchedRowOperator::prepare_batches) and before the first sweep.
     fn begin(&mut self, x: &[f64]) {
         let _ = x;
     }
@@ -100,133 +91,6 @@ pub trait RowOperator {
     /// Called after each change `x_i += delta` (`delta != 0`).
     fn row_changed(&mut self, i: usize, delta: f64) {
         let _ = (i, delta);
-    }
-
-    /// `(A x)_k` of the three rows `k = i, i + 1, i + 2` of a contact block (see
-    /// [`pgs_sweeps`]), for the `x` last announced. The default asks
-    /// [`row_times_vector`](RowOperator::row_times_vector) three times; a sparse operator
-    /// whose three rows share their bodies reads those bodies once.
-    #[inline(always)]
-    fn block_times_vector(&self, i: usize, x: &[f64]) -> [f64; 3] {
-        [
-            self.row_times_vector(i, x),
-            self.row_times_vector(i + 1, x),
-            self.row_times_vector(i + 2, x),
-        ]
-    }
-
-    /// Whether the three unbounded rows `i`, `i + 1`, `i + 2` (none a friction row) may be
-    /// updated as one block, like a contact's: [`block_times_vector`] and
-    /// [`block_changed`] read and write what the three rows share once (a ball joint's
-    /// three rows share their two bodies). The steps are the same as row by row, in the
-    /// same order. The default, `false`, keeps such rows one by one.
-    ///
-    /// [`block_times_vector`]: RowOperator::block_times_vector
-    /// [`block_changed`]: RowOperator::block_changed
-    fn shares_triple(&self, i: usize) -> bool {
-        let _ = i;
-        false
-    }
-
-    /// Whether [`independent_blocks`](RowOperator::independent_blocks) or
-    /// [`independent_rows`](RowOperator::independent_rows) can ever say `true`. Only then
-    /// does the sweep plan gather batches (which moves blocks and rows later in the sweep);
-    /// otherwise every row and block keeps its place. The default is `false`.
-    fn may_batch(&self) -> bool {
-        false
-    }
-
-    /// Whether the contact blocks starting at rows `i` and `k` may be updated side by side in
-    /// one batch: no row of one couples with a row of the other (`A` is zero between
-    /// them), so the order of their updates does not matter. The default, `false`, never
-    /// batches.
-    fn independent_blocks(&self, i: usize, k: usize) -> bool {
-        let _ = (i, k);
-        false
-    }
-
-    /// Called once per solve (after the warm start's projection, before
-    /// [`begin`](RowOperator::begin) and the first sweep) with the batches of four
-    /// independent contact blocks (their first rows) that the sweeps will update together,
-    /// and the projected warm start `x`; an operator may lay their data, and their rows'
-    /// forces, out lane by lane here. The default does nothing.
-    fn prepare_batches(&mut self, batches: &[[u32; 4]], x: &[f64]) {
-        let _ = (batches, x);
-    }
-
-    /// Writes into `x` the forces of batched rows that the operator keeps lane by lane
-    /// during the sweeps (see [`update_batches`](RowOperator::update_batches)). The solver
-    /// calls it before it reads `x` after a sweep: before measuring a sweep's change against
-    /// `|x|` (which every last sweep does), and when a sweep stops at a non-finite value.
-    /// The default does nothing.
-    fn finish_batches(&mut self, x: &mut [f64]) {
-        let _ = x;
-    }
-
-    /// The whole update of the consecutive batches `batches` (indices into the batches
-    /// given to [`prepare_batches`](RowOperator::prepare_batches)), one after the other,
-    /// each a batch of four contact blocks: products, each block's three projected steps
-    /// with its `constants` (lane `l` is block `heads[.][l]`), `x` and the operator's
-    /// cache moved (or the operator's own lane-by-lane copy of those rows' forces, written
-    /// back by [`finish_batches`](RowOperator::finish_batches)). An operator may do it in
-    /// one piece (the engine's sparse operator does, in AVX2, one call for a run of batches
-    /// instead of one per batch); the default,
-    /// [`BatchUpdate::NotHandled`], has the solver update each batch's four blocks one
-    /// after the other (the same, since they are independent). `heads` and `constants`
-    /// are the run's entries, aligned with `batches`.
-    #[inline(always)]
-    fn update_batches(
-        &mut self,
-        batches: std::ops::Range<usize>,
-        heads: &[[u32; 4]],
-        constants: &[LaneConstants],
-        x: &mut [f64],
-    ) -> BatchUpdate {
-        let _ = (batches, heads, constants, x);
-        BatchUpdate::NotHandled
-    }
-
-    /// Whether the single rows `i` and `k` may be updated side by side in one row batch
-    /// (`A_ik = 0`). The default, `false`, never batches rows.
-    fn independent_rows(&self, i: usize, k: usize) -> bool {
-        let _ = (i, k);
-        false
-    }
-
-    /// Called once per solve, like [`prepare_batches`](RowOperator::prepare_batches), with
-    /// the row batches and the projected warm start. The default does nothing.
-    fn prepare_row_batches(&mut self, batches: &[[u32; 4]], x: &[f64]) {
-        let _ = (batches, x);
-    }
-
-    /// The whole update of the consecutive row batches `batches` (indices into the row
-    /// batches given to [`prepare_row_batches`](RowOperator::prepare_row_batches)), one
-    /// after the other, each four independent rows `rows[.]` taking one projected
-    /// Gauss-Seidel step with its `constants`; or [`BatchUpdate::NotHandled`] (the default)
-    /// for the solver to take the rows one by one. `rows` and `constants` are the run's
-    /// entries, aligned with `batches`.
-    #[inline(always)]
-    fn update_row_batches(
-        &mut self,
-        batches: std::ops::Range<usize>,
-        rows: &[[u32; 4]],
-        constants: &[RowLaneConstants],
-        x: &mut [f64],
-    ) -> BatchUpdate {
-        let _ = (batches, rows, constants, x);
-        BatchUpdate::NotHandled
-    }
-
-    /// Called after a contact block's update changed `x_{i+k}` by `delta[k]` (at least one
-    /// non-zero), instead of one [`row_changed`](RowOperator::row_changed) per row. The
-    /// default makes those calls for the non-zero changes.
-    #[inline(always)]
-    fn block_changed(&mut self, i: usize, delta: [f64; 3]) {
-        for (k, d) in delta.into_iter().enumerate() {
-            if d != 0.0 {
-                self.row_changed(i + k, d);
-            }
-        }
     }
 }
 
@@ -260,6 +124,9 @@ impl RowOperator for DenseOperator<'_> {
         Some(self.a[(i, j)])
     }
 }
+
+/// A dense matrix has no batch kernel: rows are swept one by one.
+impl BatchedRowOperator for DenseOperator<'_> {}
 
 /// Options for projected Gauss-Seidel ([`solve_pgs`], [`pgs_sweeps`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -398,47 +265,6 @@ pub struct PgsScratch {
     same_structure: bool,
 }
 
-/// A row batch's fixed numbers, one per lane (see [`RowOperator::update_row_batches`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct RowLaneConstants {
-    /// The rows' right-hand sides `b`.
-    pub b: [f64; 4],
-    /// `omega / A_ii`.
-    pub relaxed: [f64; 4],
-    /// The rows' bounds.
-    pub lo: [f64; 4],
-    /// See `lo`.
-    pub hi: [f64; 4],
-}
-
-/// A batch's fixed numbers, `[row][lane]` (rows: normal, first and second friction):
-/// gathered once per solve so that a sweep's lane arithmetic reads arrays of four
-/// (see [`RowOperator::update_batches`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct LaneConstants {
-    /// The rows' right-hand sides `b`.
-    pub b: [[f64; 4]; 3],
-    /// `omega / A_ii` of each row.
-    pub relaxed: [[f64; 4]; 3],
-    /// Each block's couplings `A_1n`, `A_2n`, `A_21` (indexed like the rows).
-    pub couplings: [[f64; 4]; 3],
-    /// The normal rows' lower bounds.
-    pub lo_normal: [f64; 4],
-    /// The normal rows' upper bounds, then the friction rows' coefficients `mu`.
-    pub hi: [[f64; 4]; 3],
-}
-
-/// What [`RowOperator::update_batches`] did.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum BatchUpdate {
-    /// The operator has no batch kernel of its own: the solver updates the members one by one.
-    NotHandled,
-    /// The batch moved; the largest `|delta x_i|`.
-    Moved(f64),
-    /// A step's candidate was not finite; nothing moved.
-    NonFinite,
-}
-
 /// One step of a sweep's plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Unit {
@@ -447,11 +273,11 @@ enum Unit {
     /// The contact block starting at row `i`.
     Block(u32),
     /// The three unbounded rows starting at row `i` as one block (see
-    /// [`RowOperator::shares_triple`]).
+    /// [`batch::BatchedRowOperator::shares_triple`]).
     Triple(u32),
     /// Batches `first .. first + count` of four independent contact blocks each, updated
     /// lane by lane, one after the other (consecutive batches of the plan as one unit, so
-    /// the operator is called once for them; see [`RowOperator::update_batches`]).
+    /// the operator is called once for them; see [`batch::BatchedRowOperator::update_batches`]).
     Batches {
         /// The first batch's index.
         first: u32,
@@ -460,7 +286,7 @@ enum Unit {
     },
     /// Row batches `first .. first + count`, four independent bounded rows of no block
     /// each, updated lane by lane, one after the other (see
-    /// [`RowOperator::update_row_batches`]).
+    /// [`batch::BatchedRowOperator::update_row_batches`]).
     RowBatches {
         /// The first row batch's index.
         first: u32,
@@ -489,8 +315,8 @@ impl PgsScratch {
     /// Declares that the next [`pgs_sweeps`] with this scratch solves a problem with the
     /// same structure as the last one: the same size, friction indices and unbounded
     /// rows, and an operator that gives the same answers about which rows share their
-    /// bodies and may be batched ([`RowOperator::shares_triple`],
-    /// [`RowOperator::independent_blocks`], [`RowOperator::independent_rows`]); only its
+    /// bodies and may be batched ([`batch::BatchedRowOperator::shares_triple`],
+    /// [`batch::BatchedRowOperator::independent_blocks`], [`batch::BatchedRowOperator::independent_rows`]); only its
     /// numbers changed (a resting scene's next step). The solve then keeps the last sweep
     /// plan and only refreshes the blocks' couplings, unless a row is frozen, a coupling is
     /// not finite, the size differs, or Coulomb pairs are on: then it plans afresh. The
@@ -527,7 +353,7 @@ impl PgsScratch {
 /// [`BoxedLcp::validate`], and [`LcpError::BadOption`] for options out of range. A solve that
 /// does not converge is not an error: see [`PgsOutcome`].
 #[allow(clippy::too_many_arguments)]
-pub fn pgs_sweeps<O: RowOperator>(
+pub fn pgs_sweeps<O: BatchedRowOperator>(
     op: &mut O,
     b: &[f64],
     lo: &[f64],
@@ -695,7 +521,7 @@ fn check_inputs(
 }
 
 /// Fills the scratch for this problem; returns the number of frozen rows.
-fn prepare<O: RowOperator>(
+fn prepare<O: BatchedRowOperator>(
     op: &O,
     lo: &[f64],
     hi: &[f64],
@@ -735,7 +561,7 @@ fn prepare<O: RowOperator>(
 
 /// The couplings of the kept plan's blocks from the operator's current numbers; `false`
 /// (some blocks already refreshed) if one is missing or not finite, for a fresh plan.
-fn refresh_couplings<O: RowOperator>(op: &O, scratch: &mut PgsScratch) -> bool {
+fn refresh_couplings<O: BatchedRowOperator>(op: &O, scratch: &mut PgsScratch) -> bool {
     for (i, block) in scratch.block.iter_mut().enumerate() {
         let Some(couplings) = block else { continue };
         let Some([a, b, c]) = op.block_couplings(i) else {
@@ -791,11 +617,11 @@ fn gather_lane_constants(b: &[f64], lo: &[f64], hi: &[f64], omega: f64, scratch:
 }
 
 /// The order of a sweep: every row in order, except that contact blocks that the operator
-/// calls independent ([`RowOperator::independent_blocks`]) are gathered into batches of
+/// calls independent ([`batch::BatchedRowOperator::independent_blocks`]) are gathered into batches of
 /// four, each placed where its fourth block was. A batch's blocks touch no common
 /// unknowns' bodies, so updating them side by side is the same Gauss-Seidel as one after
 /// the other; the sweep only visits them in a different order than row order.
-fn plan_sweep<O: RowOperator>(
+fn plan_sweep<O: BatchedRowOperator>(
     op: &O,
     lo: &[f64],
     hi: &[f64],
@@ -939,8 +765,8 @@ fn add_to_batch(
 /// per row, and the three products are independent work.
 ///
 /// Three unbounded rows without `findex` that the operator groups
-/// ([`RowOperator::shares_triple`]: a ball joint's) become a block the same way.
-fn find_blocks<O: RowOperator>(
+/// ([`batch::BatchedRowOperator::shares_triple`]: a ball joint's) become a block the same way.
+fn find_blocks<O: BatchedRowOperator>(
     op: &O,
     lo: &[f64],
     hi: &[f64],
@@ -977,7 +803,7 @@ fn find_blocks<O: RowOperator>(
 
 /// Pairs the friction rows of each normal that has exactly two (see
 /// [`PgsOptions::coulomb_cone`]) and sizes each pair's joint step.
-fn find_cone_pairs<O: RowOperator>(
+fn find_cone_pairs<O: BatchedRowOperator>(
     op: &O,
     hi: &[f64],
     findex: &[Option<usize>],
@@ -1080,7 +906,7 @@ struct SweepData<'p> {
 /// into a fused one on its own), in three-operand instructions with fewer register moves
 /// on the dependent chain of a Gauss-Seidel sweep.
 #[inline(always)]
-fn dispatch_sweep<O: RowOperator>(
+fn dispatch_sweep<O: BatchedRowOperator>(
     op: &mut O,
     data: SweepData,
     x: &mut [f64],
@@ -1097,7 +923,7 @@ fn dispatch_sweep<O: RowOperator>(
 /// [`sweep`] with AVX2 enabled; see [`dispatch_sweep`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sweep_avx2<O: RowOperator>(
+fn sweep_avx2<O: BatchedRowOperator>(
     op: &mut O,
     data: SweepData,
     x: &mut [f64],
@@ -1108,7 +934,7 @@ fn sweep_avx2<O: RowOperator>(
 
 /// One sweep; returns the largest `|delta x_i|`, or `None` if an update was not finite.
 #[inline(always)]
-fn sweep<O: RowOperator>(
+fn sweep<O: BatchedRowOperator>(
     op: &mut O,
     data: SweepData,
     x: &mut [f64],
@@ -1159,7 +985,7 @@ fn sweep<O: RowOperator>(
 /// returns `|delta|` (0 for a frozen row or a pair's second row), or `None` if an update
 /// was not finite.
 #[inline(always)]
-fn update_row<O: RowOperator>(
+fn update_row<O: BatchedRowOperator>(
     op: &mut O,
     data: SweepData,
     x: &mut [f64],
@@ -1210,7 +1036,7 @@ fn update_row<O: RowOperator>(
 /// friction rows `i + 1`, `i + 2`), else three unbounded rows; returns the largest
 /// `|delta|`, or `None` if an update was not finite.
 #[inline(always)]
-fn update_block<O: RowOperator, const CONTACT: bool>(
+fn update_block<O: BatchedRowOperator, const CONTACT: bool>(
     op: &mut O,
     data: SweepData,
     x: &mut [f64],
@@ -1226,11 +1052,11 @@ fn update_block<O: RowOperator, const CONTACT: bool>(
     Some(largest_of(delta))
 }
 
-/// Batches `batches`: the operator's own update ([`RowOperator::update_batches`]), or else
+/// Batches `batches`: the operator's own update ([`batch::BatchedRowOperator::update_batches`]), or else
 /// each batch's four independent blocks one after the other. Returns the largest
 /// `|delta|`, or `None` if an update was not finite.
 #[inline(always)]
-fn update_contact_batches<O: RowOperator>(
+fn update_contact_batches<O: BatchedRowOperator>(
     op: &mut O,
     data: SweepData,
     x: &mut [f64],
@@ -1339,7 +1165,7 @@ fn largest_of(delta: [f64; 3]) -> f64 {
 /// Moves the friction pair `(i, k)` by one relaxed projected-gradient step in the scaled
 /// coordinates `f/mu`, then projects onto the Coulomb disk of the current normal force.
 #[allow(clippy::too_many_arguments)]
-fn update_cone_pair<O: RowOperator>(
+fn update_cone_pair<O: BatchedRowOperator>(
     op: &mut O,
     b: &[f64],
     hi: &[f64],
