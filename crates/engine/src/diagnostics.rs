@@ -102,6 +102,9 @@ pub struct StepStats {
     /// Islands whose final forces are not a solution to tolerance (the step still uses them,
     /// as ODE does); with the iterative stepper this counts islands whose sweeps ran out.
     pub unsolved_islands: usize,
+    /// Pairwise impacts resolved before the velocity solve
+    /// ([`crate::ImpactModel::Sequential`]).
+    pub sequential_impacts: usize,
     /// Bodies in [`crate::GyroscopicMode::Conserving`] whose Newton or attitude solve did not
     /// converge and used the documented fallback.
     pub gyroscopic_fallbacks: usize,

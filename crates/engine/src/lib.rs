@@ -84,7 +84,7 @@ pub use body::{
 pub use collision::{Collider, ColliderBuilder, CollisionGroups};
 pub use contact::{
     Contact, ContactCandidate, ContactGeometry, ContactHook, ContactSettings, ContactWrench,
-    FrictionModel, HookAction, Material,
+    FrictionModel, HookAction, ImpactModel, Material,
 };
 pub use diagnostics::{IslandReport, PhaseTimes, PostStabilizationStats, StepPhase, StepStats};
 pub use dynamics::STANDARD_GRAVITY;

@@ -42,12 +42,15 @@
 //! ([`crate::World::contact_force`]).
 
 mod hook;
+mod impact;
 mod material;
 pub(crate) mod polygonal;
 pub(crate) mod rows;
 
 pub(crate) use hook::HookSlot;
 pub use hook::{ContactCandidate, ContactGeometry, ContactHook, HookAction};
+pub(crate) use impact::resolve_sequentially;
+pub use impact::ImpactModel;
 pub use material::Material;
 
 use crate::error::WorldError;

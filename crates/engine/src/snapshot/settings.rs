@@ -3,6 +3,7 @@
 //! until the snapshot stores it too.
 
 use super::invalid;
+use crate::contact::ImpactModel;
 use crate::contact::{ContactSettings, FrictionModel};
 use crate::error::SnapshotError;
 use crate::joint::curvature::CurvatureCorrection;
@@ -54,6 +55,9 @@ enum SolverRecord {
         dantzig: DantzigRecord,
         fallback: IterativeRecord,
         dense_row_limit: u64,
+        /// Absent from snapshots written before the option existed: simultaneous.
+        #[serde(default)]
+        sequential_impacts: bool,
     },
     Iterative(IterativeRecord),
 }
@@ -178,10 +182,12 @@ impl SolverRecord {
                 dantzig,
                 fallback,
                 dense_row_limit,
+                impacts,
             }) => SolverRecord::Exact {
                 dantzig: DantzigRecord::of(dantzig),
                 fallback: IterativeRecord::of(fallback),
                 dense_row_limit: *dense_row_limit as u64,
+                sequential_impacts: *impacts == ImpactModel::Sequential,
             },
             Solver::Iterative(iterative) => SolverRecord::Iterative(IterativeRecord::of(iterative)),
         }
@@ -193,11 +199,17 @@ impl SolverRecord {
                 dantzig,
                 fallback,
                 dense_row_limit,
+                sequential_impacts,
             } => Solver::Exact(ExactSettings {
                 dantzig: dantzig.restore()?,
                 fallback: fallback.restore("settings.solver.fallback")?,
                 // usize::MAX (always dense) is stored as u64::MAX: saturate on 32-bit.
                 dense_row_limit: usize::try_from(dense_row_limit).unwrap_or(usize::MAX),
+                impacts: if sequential_impacts {
+                    ImpactModel::Sequential
+                } else {
+                    ImpactModel::Simultaneous
+                },
             }),
             SolverRecord::Iterative(iterative) => {
                 Solver::Iterative(iterative.restore("settings.solver")?)

@@ -1,5 +1,6 @@
 //! How each island's boxed LCP is solved: the stepper choice and its settings.
 
+use crate::contact::ImpactModel;
 use crate::error::WorldError;
 use stiction_lcp::dantzig::DantzigOptions;
 
@@ -71,6 +72,10 @@ pub struct ExactSettings {
     /// index set to find it is one factorisation, banded along a chain
     /// (docs/performance.md#envelope-factorisation-of-chains).
     pub dense_row_limit: usize,
+    /// How touching contacts' impacts are resolved: all at once in the velocity solve
+    /// (default) or pairwise in the order the compression wave travels, which makes a
+    /// Newton's cradle of touching balls pass the impact down the row ([`ImpactModel`]).
+    pub impacts: ImpactModel,
 }
 
 impl Default for ExactSettings {
@@ -86,6 +91,7 @@ impl Default for ExactSettings {
                 direct_bilateral: false,
             },
             dense_row_limit: 50,
+            impacts: ImpactModel::Simultaneous,
         }
     }
 }

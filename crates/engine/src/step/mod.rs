@@ -50,8 +50,8 @@ use crate::body::Activity;
 use crate::body::RigidBody;
 use crate::body::{BodyKind, Velocity};
 use crate::collision::{self, Collider, CollisionPipeline};
+use crate::contact::{resolve_sequentially, Contact, ContactWrench, HookSlot, ImpactModel};
 use crate::contact::{rows as contact_rows, FrictionModel};
-use crate::contact::{Contact, ContactWrench, HookSlot};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::dynamics::gyroscopic::angular_velocity_in_step;
 use crate::dynamics::integrate::{applied_force, damping_factor, pose_after_step};
@@ -155,6 +155,8 @@ pub(crate) struct StepScratch {
     /// [`contact_rows::estimate_loads`].
     contact_load: Vec<f64>,
     contact_supports: Vec<u32>,
+    /// The contacts taking part in sequential impacts (`contact::impact`).
+    impact_contacts: Vec<u32>,
     curvature: CurvatureScratch,
     /// Copies of the assembled island problems, when asked (`World::captured_problems`).
     pub(crate) capture: capture::ProblemCapture,
@@ -280,6 +282,25 @@ fn detect_collisions(w: &mut StepState<'_>) -> Result<(), WorldError> {
 /// contact point's normal and friction rows, into the raw storage in producer order.
 fn write_rows(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     let (settings, s) = (w.settings, &mut *w.scratch);
+    // Contact frames and restitution first: sequential impacts change the velocities the
+    // joints' rows (limits, curvature look-ahead) are written for.
+    contact_rows::prepare(
+        &mut w.collision.points,
+        &s.hot.predicted,
+        &s.hot.pose,
+        settings.contacts.restitution_threshold,
+    );
+    if let Solver::Exact(exact) = &settings.solver {
+        if exact.impacts == ImpactModel::Sequential {
+            w.stats.sequential_impacts = resolve_sequentially(
+                &mut w.collision.points,
+                &mut s.hot,
+                h,
+                settings.contacts.restitution_threshold,
+                &mut s.impact_contacts,
+            );
+        }
+    }
     s.raw.clear();
     s.joint_rows.clear();
     let ground = s.hot.ground();
@@ -315,12 +336,6 @@ fn write_rows(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     }
     let points = &mut w.collision.points;
     let order = &w.collision.order;
-    contact_rows::prepare(
-        points,
-        &s.hot.predicted,
-        &s.hot.pose,
-        settings.contacts.restitution_threshold,
-    );
     contact_rows::estimate_loads(
         points,
         order,
