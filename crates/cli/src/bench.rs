@@ -13,12 +13,13 @@ use stiction::{GyroscopicMode, Solver};
 use crate::error::CliError;
 use crate::output::OutputArgs;
 use crate::run::median;
+use crate::step_error;
 
 /// Arguments of `stiction bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Only this scene [default: all five].
-    #[arg(long, value_enum)]
+    /// Only this scene [default: all five]; any case (`S4` or `s4`).
+    #[arg(long, value_enum, ignore_case = true)]
     pub scene: Option<BenchScene>,
     /// Stepper(s) for the scenes with constraints (S5 runs every gyroscopic mode instead).
     #[arg(long, value_enum, default_value_t = BenchSolver::Both)]
@@ -238,6 +239,24 @@ pub fn bench(args: BenchArgs) -> Result<std::process::ExitCode, CliError> {
         lines.extend(phase_table(&rows));
     }
     args.output.print_summary(&rows, &lines);
+    let stopped: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(format!(
+                "{} ({}): {}",
+                r.scene,
+                r.variant,
+                r.blocked.as_ref()?
+            ))
+        })
+        .collect();
+    // One `error: ` line per stopped run on stderr, the last one main's, as stress does.
+    if let Some((last, others)) = stopped.split_last() {
+        for line in others {
+            eprintln!("error: {line}");
+        }
+        return Err(CliError::Failed(last.clone()));
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }
 
@@ -319,10 +338,15 @@ fn time_steps(scene: &mut Scene, steps: usize) -> (Result<f64, String>, Work) {
         match scene.world.step(scene.h) {
             Ok(stats) => work.add(stats, iterative),
             Err(e) => {
+                let why = step_error::describe(
+                    &e,
+                    |h| step_error::listed(&scene.bodies, h),
+                    |h| step_error::listed(&scene.joints, h),
+                );
                 return (
-                    Err(format!("step {step} failed: {e}")),
+                    Err(format!("step {step} failed: {why}")),
                     work.per_step(step - 1),
-                )
+                );
             }
         }
         times.push(start.elapsed().as_secs_f64() * 1e3);

@@ -11,6 +11,7 @@ use crate::error::CliError;
 use crate::output::OutputArgs;
 use crate::render::{self, RenderSummary, ViewArgs};
 use crate::run::{self, Overrides, RunSummary};
+use crate::scene::parse::Source;
 
 /// The scene the demo shows.
 pub const DEFAULT_SCENE: &str = "s1-pyramid-20";
@@ -39,7 +40,8 @@ pub struct DemoSummary {
 /// `stiction demo`.
 pub fn demo(args: DemoArgs) -> Result<std::process::ExitCode, CliError> {
     let out = args.out.unwrap_or_else(|| Path::new("out").join("demo"));
-    let (file, built) = run::prepare(Path::new(DEFAULT_SCENE), &Overrides::default())?;
+    let source = Source::of(Path::new(DEFAULT_SCENE));
+    let (file, built) = run::prepare(&source, &Overrides::default())?;
     let run = run::execute(&file, built, &out, args.output.show_progress())?;
     // Small frames keep the demo quick on two cores; `stiction render` makes larger ones.
     let view = ViewArgs {
@@ -52,12 +54,11 @@ pub fn demo(args: DemoArgs) -> Result<std::process::ExitCode, CliError> {
     let mut lines = run::summary_lines(&run);
     lines.extend(render::summary_lines(&render));
     lines.push(format!("open {}", render.gif.display()));
-    let exit = run::summary_exit(&run);
     let summary = DemoSummary {
         scene: DEFAULT_SCENE.to_string(),
         run,
         render,
     };
     args.output.print_summary(&summary, &lines);
-    Ok(exit)
+    run::outcome(&summary.run, &source.label(), &args.output)
 }

@@ -60,6 +60,10 @@ pub enum CliError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A command ran but did not succeed (a step the engine refused, a broken invariant):
+    /// the message says what failed, in the scene's names.
+    #[error("{0}")]
+    Failed(String),
     /// A command-line value is out of range.
     #[error("{option}: {rule}")]
     Usage {
@@ -96,7 +100,7 @@ impl CliError {
             | CliError::Scene(_)
             | CliError::RunDir { .. }
             | CliError::Usage { .. } => EXIT_BAD_INPUT,
-            CliError::Output(_) | CliError::Write { .. } => EXIT_FAILED,
+            CliError::Output(_) | CliError::Write { .. } | CliError::Failed(_) => EXIT_FAILED,
         }
     }
 }

@@ -1,4 +1,5 @@
-//! The library side of the `stiction` command: only the scene-file reader.
+//! The library side of the `stiction` command: the scene-file reader, and the number
+//! formatting its messages share with the binary.
 //!
 //! The command itself is the `stiction` binary (src/main.rs). The scene module lives here,
 //! and the binary uses it from here, so that code outside the binary can reach the very
@@ -9,4 +10,5 @@
 
 #![warn(missing_docs)]
 
+pub mod readable;
 pub mod scene;

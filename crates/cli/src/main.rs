@@ -11,10 +11,11 @@ mod lcp_cmd;
 mod output;
 mod render;
 mod run;
+mod step_error;
 mod stress;
 
 // The scene reader lives in the library (src/lib.rs) so the fuzz target can reach it.
-use stiction_cli::scene;
+use stiction_cli::{readable, scene};
 
 use std::process::ExitCode;
 

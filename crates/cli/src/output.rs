@@ -20,6 +20,14 @@ impl OutputArgs {
         !self.quiet && !self.json
     }
 
+    /// Prints a warning as one `warning: ` line on stderr, unless `--quiet` (a warning is
+    /// not an error; in `--json` mode the JSON carries it too).
+    pub fn warn(&self, warning: &str) {
+        if !self.quiet {
+            eprintln!("warning: {warning}");
+        }
+    }
+
     /// Prints `value` as one line of JSON, or `lines` as text, or nothing.
     pub fn print_summary<T: Serialize>(&self, value: &T, lines: &[String]) {
         if self.quiet {

@@ -41,11 +41,13 @@ use stiction::scenes::{self, Scene};
 use stiction::{BodyHandle, Solver, World};
 
 use crate::bench::BenchSolver;
-use crate::error::{CliError, EXIT_FAILED};
+use crate::error::CliError;
 use crate::output::OutputArgs;
+use crate::readable::{number, vector};
 use crate::run::measure::measure;
 use crate::run::record::max_penetration;
 use crate::run::{median, Progress};
+use crate::step_error;
 
 /// How high every body may be lifted, in energy terms, before a rise of the energy fails the
 /// run, m: a hundred times the 0.1 mm penetration the post-stabilisation leaves, far below
@@ -74,8 +76,8 @@ pub const PILE_STEPS: usize = 1_200;
 #[derive(Debug, Args)]
 #[command(after_help = STRESS_AFTER)]
 pub struct StressArgs {
-    /// Only this scene [default: both].
-    #[arg(long, value_enum)]
+    /// Only this scene [default: all three]; any case (`S4` or `s4`).
+    #[arg(long, value_enum, ignore_case = true)]
     pub scene: Option<StressScene>,
     /// Stepper(s); `both` runs the pile with the iterative stepper only.
     #[arg(long, value_enum, default_value_t = BenchSolver::Both)]
@@ -92,7 +94,8 @@ Checks after every step: the step was accepted; every position, orientation and 
 finite; no body's centre is below the ground or outside the walls; the energy \
 (kinetic + gravitational) never exceeds its start by more than lifting every body 1 cm; the top box of S4 stays within 1 cm of its start horizontally, S1's within 5 mm.
 
-Exit status: 0 every run kept every invariant; 1 one did not (printed with the step); \
+Exit status: 0 every run kept every invariant; 1 one did not (printed with the step in the \
+table, and as one `error: ` line per broken run on stderr, also with --quiet and --json); \
 2 bad options.";
 
 /// The scenes `stiction stress` runs.
@@ -184,11 +187,25 @@ pub fn stress(args: StressArgs) -> Result<std::process::ExitCode, CliError> {
         }
     }
     args.output.print_summary(&rows, &table(&rows));
-    if rows.iter().any(|r| r.violation.is_some()) {
-        Ok(std::process::ExitCode::from(EXIT_FAILED))
-    } else {
-        Ok(std::process::ExitCode::SUCCESS)
+    let broken: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            let v = r.violation.as_ref()?;
+            Some(format!(
+                "{} ({}): step {}: {}: {}",
+                r.scene, r.solver, v.step, v.invariant, v.detail
+            ))
+        })
+        .collect();
+    // Every broken run but the last gets its own line here; the last one is main's
+    // `error: ` line, so stderr has one line per broken run.
+    if let Some((last, others)) = broken.split_last() {
+        for line in others {
+            eprintln!("error: {line}");
+        }
+        return Err(CliError::Failed(last.clone()));
     }
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// The steppers a scene runs with: the pile runs the exact stepper only when asked for alone.
@@ -286,7 +303,11 @@ fn stress_run(
                 row.violation = Some(Violation {
                     step,
                     invariant: "step failed",
-                    detail: e.to_string(),
+                    detail: step_error::describe(
+                        &e,
+                        |h| step_error::listed(&scene.bodies, h),
+                        |h| step_error::listed(&scene.joints, h),
+                    ),
                 });
                 break;
             }
@@ -389,13 +410,21 @@ impl Guard {
             if !(x.is_finite() && q.is_finite() && v.is_finite() && w.is_finite()) {
                 return Err((
                     "non-finite state",
-                    format!("body {i}: position {x}, orientation {q}, velocity {v}, angular velocity {w}"),
+                    format!(
+                        "body {i}: position {}, orientation {q}, velocity {}, angular velocity {}",
+                        vector(x.to_array()),
+                        vector(v.to_array()),
+                        vector(w.to_array())
+                    ),
                 ));
             }
             if x.z < 0.0 {
                 return Err((
                     "below the ground",
-                    format!("body {i}: centre at {x}, below the ground z = 0"),
+                    format!(
+                        "body {i}: centre at {}, below the ground z = 0",
+                        vector(x.to_array())
+                    ),
                 ));
             }
             if let Some(half_width) = self.walls {
@@ -403,7 +432,9 @@ impl Guard {
                     return Err((
                         "through a wall",
                         format!(
-                            "body {i}: centre at {x}, outside the walls at x, y = +-{half_width} m"
+                            "body {i}: centre at {}, outside the walls at x, y = +-{} m",
+                            vector(x.to_array()),
+                            number(half_width)
                         ),
                     ));
                 }
@@ -414,10 +445,11 @@ impl Guard {
             return Err((
                 "energy rise",
                 format!(
-                    "energy {:.6} J is {rise:.6} J above its start {:.6} J (allowed {:.6} J)",
-                    self.initial_energy + rise,
-                    self.initial_energy,
-                    self.energy_tolerance
+                    "energy {} J is {} J above its start {} J (allowed {} J)",
+                    number(self.initial_energy + rise),
+                    number(rise),
+                    number(self.initial_energy),
+                    number(self.energy_tolerance)
                 ),
             ));
         }

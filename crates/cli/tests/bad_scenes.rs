@@ -1,7 +1,9 @@
 //! Every kind of bad scene file is refused before anything is written: exit status 2, exactly
 //! one `error: ` line on stderr, nothing on stdout, no output directory. A malformed file is
 //! located by line and column; a well-formed but unphysical one by its field path and the
-//! rule it broke. `render` refuses the same way.
+//! rule it broke. `render` refuses the same way. Every message names the scene once, as the
+//! user typed it (or `scenes/<name>.toml` for a built-in scene). A joint that joins no
+//! dynamic body (a static body to `world`) is refused at its `body_b`.
 
 mod common;
 
@@ -180,6 +182,11 @@ fn unphysical_values_name_the_field_and_the_rule() {
             "axis = [0.0, 1.0, 0.0]\nmotor2 = { velocity = 1.0, max_force = 2.0 }",
             "joints[0].motor2: does not apply to a hinge joint",
         ),
+        (
+            "contacts = false",
+            "contacts = false\ncfm = -1e300",
+            "world.cfm: must be finite and >= 0, got -1.000e300",
+        ),
     ];
     for (from, to, expected) in cases {
         assert!(GOOD.contains(from), "{from}");
@@ -231,4 +238,120 @@ fn unknown_files_and_formats_are_bad_input() {
     assert_eq!(result.status.code(), Some(2));
     assert!(texts(&result).1.contains("must end in .toml or .json"));
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
+
+/// GOOD with a static post, and one more joint from `body_a` to `body_b`.
+fn with_joint(body_a: &str, body_b: &str, post_kind: &str) -> String {
+    format!(
+        "{GOOD}
+[[bodies]]
+name = \"post\"
+kind = \"{post_kind}\"
+shapes = [{{ type = \"box\", half_extents = [0.1, 0.1, 1.0] }}]
+
+[[joints]]
+type = \"fixed\"
+body_a = \"{body_a}\"
+body_b = \"{body_b}\"
+"
+    )
+}
+
+#[test]
+fn a_joint_that_holds_no_dynamic_body_is_refused_at_body_b() {
+    let error = run_refused(&with_joint("post", "world", "static"));
+    assert!(
+        error.ends_with(
+            "scene.toml: joints[1].body_b: the joint between `post` (static) and the static world (`world`) would hold nothing: one of its bodies must be dynamic"
+        ),
+        "{error}"
+    );
+    let error = run_refused(&with_joint("post", "world", "kinematic"));
+    assert!(
+        error.contains(
+            "joints[1].body_b: the joint between `post` (kinematic) and the static world"
+        ),
+        "{error}"
+    );
+    // A static body joined to a dynamic one, in either order, is a joint like any other.
+    for (a, b) in [("post", "a"), ("a", "post")] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("scene.toml");
+        std::fs::write(&file, with_joint(a, b, "static")).unwrap();
+        let result = output(
+            stiction()
+                .args(["run", "--steps", "2", "--quiet", "--out"])
+                .arg(dir.path().join("out"))
+                .arg(&file),
+        );
+        assert_eq!(
+            result.status.code(),
+            Some(0),
+            "{a}-{b}: {:?}",
+            texts(&result)
+        );
+    }
+}
+
+#[test]
+fn every_refusal_names_the_scene_once_as_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let cases = [
+        (
+            "sub/syntax.toml",
+            GOOD.replace("radius = 0.1,", "radius = ,"),
+        ),
+        ("sub/field.toml", GOOD.replace("mass = 1.0", "mass = -1.0")),
+        (
+            "./sub/../sub/json.json",
+            "{\"bodies\": [{\"name\": \"a\",, }]}".to_string(),
+        ),
+        ("sub/joint.toml", with_joint("post", "world", "static")),
+        (
+            "sub/built.toml",
+            GOOD.replace(
+                "half_extents = [0.5, 0.5, 0.5]",
+                "half_extents = [1e200, 1e200, 1e200]",
+            ),
+        ),
+    ];
+    for (typed, text) in &cases {
+        std::fs::write(dir.path().join(typed), text).unwrap();
+    }
+    let mut typed_paths: Vec<&str> = cases.iter().map(|(typed, _)| *typed).collect();
+    typed_paths.extend(["sub/missing.toml", "sub/scene.yaml", "pendulumm"]);
+    for typed in typed_paths {
+        for command in ["run", "render"] {
+            let result = output(
+                stiction()
+                    .current_dir(dir.path())
+                    .args([command, typed, "--out", "out"]),
+            );
+            let (stdout, stderr) = texts(&result);
+            assert_eq!(result.status.code(), Some(2), "{command} {typed}: {stderr}");
+            assert!(stdout.is_empty(), "{stdout}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(
+                stderr.starts_with(&format!("error: {typed}:")),
+                "{command} {typed}: {stderr}"
+            );
+            assert_eq!(
+                stderr.matches(typed).count(),
+                1,
+                "{command} {typed}: {stderr}"
+            );
+        }
+    }
+    // A built-in scene is named by its file in the repository, once.
+    let result = output(
+        stiction()
+            .current_dir(dir.path())
+            .args(["run", "pendulum", "--steps", "0"]),
+    );
+    let (_, stderr) = texts(&result);
+    assert_eq!(
+        stderr.trim_end(),
+        "error: scenes/pendulum.toml: steps: must lie in [1, 10000000], got 0"
+    );
 }

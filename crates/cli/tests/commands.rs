@@ -1,7 +1,8 @@
 //! Every command has --help, and `bench` prints its markdown table (or one JSON array with
 //! --json) with the quality figures docs/scenes.md asks for: the spinner's conserving mode keeps
 //! |L| and the energy to round-off while the explicit mode gains energy; every scene has a row
-//! with its figures (a stack at rest barely moves in a few steps).
+//! with its figures (a stack at rest barely moves in a few steps). Scene names are taken in
+//! either case, as the documentation writes them (`S4`) or in lower case.
 
 mod common;
 
@@ -105,4 +106,21 @@ fn bench_phases_print_each_runs_time_per_phase() {
     // solve and the projection; every phase a time, none negative.
     assert!(phases.iter().all(|ms| *ms >= 0.0), "{line}");
     assert!(phases[4] > phases[0] && phases[6] > phases[0], "{line}");
+}
+
+#[test]
+fn scene_names_are_taken_in_either_case() {
+    for name in ["S4", "s4"] {
+        let stdout = success(stiction().args([
+            "bench", "--scene", name, "--solver", "exact", "--steps", "2", "--json",
+        ]));
+        let rows: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let rows = rows.as_array().unwrap();
+        assert_eq!(rows.len(), 1, "{name}: {stdout}");
+        assert_eq!(rows[0]["scene"], "S4 stack-20", "{name}");
+        assert_eq!(rows[0]["steps"], 2);
+    }
+    let stdout = success(stiction().args(["stress", "--scene", "S1", "--steps", "2", "--json"]));
+    let rows: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(rows[0]["scene"], "S1 pyramid-20", "{stdout}");
 }

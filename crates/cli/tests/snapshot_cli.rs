@@ -2,7 +2,8 @@
 //! continues a run from one: the resumed run's CSV rows are the uninterrupted run's rows for
 //! the same steps, byte for byte (the timing columns of stats.csv excepted). Damaged,
 //! foreign or mismatched snapshots are bad input: exit 2, one `error: ` line, nothing
-//! written.
+//! written; a mismatch names the option or scene field that differs, with both values. A
+//! different `--steps` only moves the end of the resumed run.
 
 mod common;
 
@@ -186,12 +187,18 @@ fn damaged_foreign_and_mismatched_snapshots_are_refused() {
     let line = refused("ragdoll.toml", &whole.join("snapshot-30.bin"), &[]);
     assert!(line.contains("not those of scene"), "{line}");
 
+    // Another stepper is named as the option and both values.
     let line = refused(
         "pendulum.toml",
         &whole.join("snapshot-30.bin"),
         &["--solver", "iterative"],
     );
-    assert!(line.contains("world settings differ"), "{line}");
+    assert!(
+        line.ends_with(
+            "snapshot-30.bin: the snapshot's world settings differ from scene `pendulum`'s as run now: --solver (or world.solver.type) is `iterative`, the snapshot was taken with `exact`: resume with --solver exact"
+        ),
+        "{line}"
+    );
 
     let line = refused("pendulum.toml", &dir.path().join("missing.bin"), &[]);
     assert!(line.contains("cannot read"), "{line}");
@@ -208,4 +215,60 @@ fn snapshot_every_zero_is_a_usage_error() {
     );
     assert_eq!(result.status.code(), Some(2));
     assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn an_edited_scene_names_the_setting_that_differs_and_steps_may_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    run("pendulum.toml", &whole, &["--snapshot-every", "30"]);
+    let snapshot = whole.join("snapshot-30.bin");
+    let edited = |from: &str, to: &str| {
+        let text = std::fs::read_to_string(scenes_dir().join("pendulum.toml")).unwrap();
+        assert!(text.contains(from), "{from}");
+        let path = dir.path().join("pendulum.toml");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let out = dir.path().join("edited");
+        let result = output(
+            stiction()
+                .args(["run", "--out"])
+                .arg(&out)
+                .arg("--resume")
+                .arg(&snapshot)
+                .arg(&path),
+        );
+        let (stdout, stderr) = texts(&result);
+        assert_eq!(result.status.code(), Some(2), "{stdout}{stderr}");
+        assert!(!out.exists());
+        stderr.trim_end().to_string()
+    };
+    let line = edited("[world]\n", "[world]\ngravity = [0.0, 0.0, -1.0]\n");
+    assert!(
+        line.ends_with("as run now: world.gravity is [0, 0, -1], the snapshot has [0, 0, -9.81]"),
+        "{line}"
+    );
+    let line = edited("[world]\n", "[world]\nrestitution_threshold = 0.5\n");
+    assert!(
+        line.ends_with("as run now: world.restitution_threshold is 0.5, the snapshot has 1"),
+        "{line}"
+    );
+    let line = edited("[world]\n", "[world]\nerp = 0.3\n");
+    assert!(
+        line.ends_with("as run now: world.erp is 0.3, the snapshot has 0.2"),
+        "{line}"
+    );
+
+    // Another --steps is accepted: the resumed run ends there.
+    let out = dir.path().join("shorter");
+    let stdout = success(
+        stiction()
+            .args(["run", "--json", "--steps", "45", "--out"])
+            .arg(&out)
+            .arg("--resume")
+            .arg(&snapshot)
+            .arg(scenes_dir().join("pendulum.toml")),
+    );
+    let summary: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(summary["resumed_from_step"], 30);
+    assert_eq!(summary["steps_done"], 45);
 }

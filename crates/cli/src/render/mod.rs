@@ -120,31 +120,28 @@ pub struct RenderSummary {
 pub fn render(args: RenderArgs) -> Result<std::process::ExitCode, CliError> {
     // Checked before a scene is run, so bad options write nothing.
     validate_view(&args.view)?;
-    let builtin =
-        !args.input.exists() && args.input.to_str().and_then(scene::builtin::find).is_some();
-    let (run_dir, run_failed) = if builtin || parse::Format::of(&args.input).is_some() {
-        let (file, built) = run::prepare(&args.input, &args.overrides)?;
+    let source = parse::Source::of(&args.input);
+    let is_scene =
+        matches!(source, parse::Source::Builtin { .. }) || parse::Format::of(&args.input).is_some();
+    let (run_dir, run) = if is_scene {
+        let (file, built) = run::prepare(&source, &args.overrides)?;
         let out = args
             .out
             .clone()
             .unwrap_or_else(|| run::default_out(&built.name));
         let summary = run::execute(&file, built, &out, args.output.show_progress())?;
-        (out, summary.error)
+        (out, Some(summary))
     } else {
         (args.input.clone(), None)
     };
     let out = args.out.clone().unwrap_or_else(|| run_dir.clone());
     let summary = render_run_dir(&run_dir, &out, &args.view)?;
-    let mut lines = summary_lines(&summary);
-    if let Some(e) = &run_failed {
-        lines.push(format!("  the run stopped early: {e}"));
+    args.output
+        .print_summary(&summary, &summary_lines(&summary));
+    match &run {
+        Some(run) => run::outcome(run, &source.label(), &args.output),
+        None => Ok(std::process::ExitCode::SUCCESS),
     }
-    args.output.print_summary(&summary, &lines);
-    Ok(if run_failed.is_some() {
-        std::process::ExitCode::from(crate::error::EXIT_FAILED)
-    } else {
-        std::process::ExitCode::SUCCESS
-    })
 }
 
 /// Text lines describing a render.

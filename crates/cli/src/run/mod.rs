@@ -15,8 +15,11 @@ use serde::Serialize;
 
 use crate::error::CliError;
 use crate::output::OutputArgs;
+use crate::readable::number;
+use crate::scene::parse::Source;
 use crate::scene::schema::{SceneFile, SolverKind};
 use crate::scene::{self, BuiltScene, SceneError};
+use crate::step_error;
 use measure::measure;
 use record::Recorder;
 
@@ -53,9 +56,13 @@ world, for --resume). With --resume FILE, the run continues after the snapshot's
 scene file must be the one the snapshot was taken from (same settings and overrides), and \
 the CSV files hold the rows of the later steps, identical to the uninterrupted run's.
 
-Exit status: 0 the run finished; 1 a step failed (the files hold every step before it); \
-2 bad input (unreadable, malformed or unphysical scene; a truncated, corrupted or foreign \
-snapshot), with one `error: ` line on stderr and nothing written.";
+A worst LCP residual above 1e-3 (the forces of some step are approximate) is reported as \
+one `warning: ` line on stderr (not with --quiet).
+
+Exit status: 0 the run finished; 1 a step failed (one `error: ` line on stderr, also with \
+--quiet and --json; the files hold every step before it); 2 bad input (unreadable, \
+malformed or unphysical scene; a truncated, corrupted or foreign snapshot), with one \
+`error: ` line on stderr and nothing written.";
 
 /// Command-line changes to a scene's run settings.
 #[derive(Debug, Args, Clone, Default)]
@@ -127,27 +134,46 @@ pub struct RunSummary {
     pub energy_start: f64,
     /// Energy at the end, J.
     pub energy_end: f64,
-    /// Largest LCP residual of any step.
+    /// Largest normalised LCP residual of any step (`stiction::StepStats::worst_residual`).
     pub max_residual: f64,
+    /// The step it was reached at (0 if no step had a residual).
+    pub max_residual_step: u64,
+    /// Steps whose residual was above [`RESIDUAL_WARNING`].
+    pub steps_above_residual_warning: u64,
     /// Largest joint anchor separation at the end, m.
     pub joint_error_end: f64,
-    /// Steps in which some island's solve did not reach its tolerance.
+    /// Steps in which some island's solve did not reach its tolerance (with the iterative
+    /// stepper's default tolerance of 0, every step whose sweeps ran out: see
+    /// [`RunSummary::warning`] for what matters).
     pub steps_with_unsolved_islands: u64,
     /// Files written.
     pub files: Vec<String>,
-    /// Why the run stopped early, if it did.
+    /// Why the run stopped early, if it did (bodies and joints by their scene names).
     pub error: Option<String>,
+    /// Why the forces of some steps are approximate (a residual above
+    /// [`RESIDUAL_WARNING`]) and what to change, if they are.
+    pub warning: Option<String>,
     /// The step of the snapshot the run continued from (`--resume`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed_from_step: Option<u64>,
 }
 
+/// The worst normalised LCP residual (`stiction::StepStats::worst_residual`) a run accepts
+/// without a warning. The figure is relative to the scene's own forces and velocities, so
+/// one threshold fits every scene: a converged exact solve is near 1e-12, twenty
+/// Gauss-Seidel sweeps on a resting pile about 1e-4 (S1's 210 boxes: 1.4e-4), and above
+/// 1e-3 some force is off by more than a thousandth of the largest in its island.
+pub const RESIDUAL_WARNING: f64 = 1e-3;
+
 /// Reads a scene, applies the overrides and builds it, refusing bad input before anything is
 /// written. Returns the effective scene file and the built scene.
-pub fn prepare(path: &Path, overrides: &Overrides) -> Result<(SceneFile, BuiltScene), SceneError> {
-    let mut file = scene::parse::read_scene(path)?;
+pub fn prepare(
+    source: &Source,
+    overrides: &Overrides,
+) -> Result<(SceneFile, BuiltScene), SceneError> {
+    let mut file = source.read()?;
     overrides.apply(&mut file);
-    let built = scene::check_and_build(&file, &scene::parse::label(path))?;
+    let built = scene::check_and_build(&file, &source.label())?;
     Ok((file, built))
 }
 
@@ -158,7 +184,8 @@ pub fn default_out(name: &str) -> PathBuf {
 
 /// `stiction run`.
 pub fn run(args: RunArgs) -> Result<std::process::ExitCode, CliError> {
-    let (file, mut built) = prepare(&args.scene, &args.overrides)?;
+    let source = Source::of(&args.scene);
+    let (file, mut built) = prepare(&source, &args.overrides)?;
     // A bad snapshot is refused before the run directory is touched.
     let first_step = match &args.resume {
         Some(path) => Some(snapshot::resume(path, &file, &mut built)?),
@@ -173,16 +200,60 @@ pub fn run(args: RunArgs) -> Result<std::process::ExitCode, CliError> {
     let summary = execute_with(&file, built, &out, &options)?;
     args.output
         .print_summary(&summary, &summary_lines(&summary));
-    Ok(summary_exit(&summary))
+    outcome(&summary, &source.label(), &args.output)
 }
 
-/// Exit status 1 if the run stopped on a failed step.
-pub fn summary_exit(summary: &RunSummary) -> std::process::ExitCode {
-    if summary.error.is_some() {
-        std::process::ExitCode::from(crate::error::EXIT_FAILED)
-    } else {
-        std::process::ExitCode::SUCCESS
+/// Ends a command that ran a scene (`label` names it): prints the summary's warning, and
+/// turns a failed step into the error `main` prints on stderr (exit status 1), whatever
+/// `--quiet` or `--json` say.
+pub fn outcome(
+    summary: &RunSummary,
+    label: &Path,
+    output: &OutputArgs,
+) -> Result<std::process::ExitCode, CliError> {
+    if let Some(warning) = &summary.warning {
+        output.warn(&format!("{}: {warning}", label.display()));
     }
+    match &summary.error {
+        Some(e) => Err(CliError::Failed(format!("{}: {e}", label.display()))),
+        None => Ok(std::process::ExitCode::SUCCESS),
+    }
+}
+
+/// A refused step's message, naming bodies and joints as `scene` does.
+pub fn describe_step_error(e: &stiction::WorldError, scene: &BuiltScene) -> String {
+    step_error::describe(
+        e,
+        |h| {
+            let body = scene.bodies.iter().find(|b| b.handle == h);
+            step_error::named(h, body.map(|b| b.name.as_str()))
+        },
+        |h| {
+            let joint = scene.joints.iter().find(|j| j.handle == h);
+            step_error::named(h, joint.map(|j| j.name.as_str()))
+        },
+    )
+}
+
+/// The warning for a run whose worst residual `worst` (at step `step`, `above` steps over
+/// [`RESIDUAL_WARNING`]) is large, with what to change for `solver`; `None` if it is not.
+pub fn residual_warning(worst: f64, step: u64, above: u64, solver: SolverKind) -> Option<String> {
+    // Written so that a NaN residual warns too.
+    if worst <= RESIDUAL_WARNING {
+        return None;
+    }
+    let remedy = match solver {
+        SolverKind::Iterative => {
+            "more sweeps (world.solver.iterations), the exact stepper (--solver exact) or a smaller world.step"
+        }
+        SolverKind::Exact => "a smaller world.step, or a larger world.cfm",
+    };
+    let steps = if above == 1 { "step" } else { "steps" };
+    Some(format!(
+        "the forces are approximate: the LCP residual reached {} at step {step} ({above} {steps} above {}); try {remedy}",
+        number(worst),
+        number(RESIDUAL_WARNING)
+    ))
 }
 
 /// How [`execute_with`] runs a scene beyond what the scene file says.
@@ -241,6 +312,8 @@ pub fn execute_with(
     let started = Instant::now();
     let mut step_ms = Vec::with_capacity(scene.steps as usize);
     let mut max_residual: f64 = 0.0;
+    let mut max_residual_step = 0;
+    let mut above_warning = 0;
     let mut unsolved = 0;
     let mut last = start;
     let mut error = None;
@@ -249,13 +322,22 @@ pub fn execute_with(
         let stats = match scene.world.step(scene.h) {
             Ok(stats) => stats.clone(),
             Err(e) => {
-                error = Some(format!("step {step} failed: {e}"));
+                error = Some(format!(
+                    "step {step} failed: {}",
+                    describe_step_error(&e, &scene)
+                ));
                 break;
             }
         };
         done = step;
         step_ms.push(stats.times.total.as_secs_f64() * 1e3);
-        max_residual = max_residual.max(stats.worst_residual);
+        // A NaN residual counts as the worst (f64::max would drop it).
+        if stats.worst_residual > max_residual || stats.worst_residual.is_nan() {
+            max_residual = stats.worst_residual;
+            max_residual_step = step;
+        }
+        above_warning +=
+            u64::from(stats.worst_residual > RESIDUAL_WARNING || stats.worst_residual.is_nan());
         unsolved += u64::from(stats.unsolved_islands > 0);
         if step % scene.record.every == 0 || step == scene.steps {
             last = measure(&scene.world);
@@ -287,10 +369,18 @@ pub fn execute_with(
         energy_start: start.energy(),
         energy_end: last.energy(),
         max_residual,
+        max_residual_step,
+        steps_above_residual_warning: above_warning,
         joint_error_end: last.joint_error,
         steps_with_unsolved_islands: unsolved,
         files: written_files(&scene),
         error,
+        warning: residual_warning(
+            max_residual,
+            max_residual_step,
+            above_warning,
+            file.world.solver.kind,
+        ),
         resumed_from_step: options.resumed_from_step,
     };
     let json = serde_json::to_string_pretty(&summary).map_err(std::io::Error::other);
@@ -331,36 +421,39 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-/// The human-readable summary.
+/// The human-readable summary (physical figures as [`number`] writes them; a failed step
+/// and a residual warning are reported on stderr, not here).
 pub fn summary_lines(s: &RunSummary) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(step) = s.resumed_from_step {
         lines.push(format!("resumed from the snapshot of step {step}"));
     }
+    let residual = if s.max_residual_step > 0 {
+        format!("{} (step {})", number(s.max_residual), s.max_residual_step)
+    } else {
+        number(s.max_residual)
+    };
     lines.extend([
         format!(
-            "{}: {} of {} steps of {:.4} s ({:.3} s simulated) in {:.2} s, median {:.3} ms/step",
-            s.scene, s.steps_done, s.steps, s.h, s.time, s.wall_seconds, s.median_step_ms
+            "{}: {} of {} steps of {} s ({} s simulated) in {:.2} s, median {:.3} ms/step",
+            s.scene,
+            s.steps_done,
+            s.steps,
+            number(s.h),
+            number(s.time),
+            s.wall_seconds,
+            s.median_step_ms
         ),
         format!(
-            "  {} bodies, {} joints; energy {:.6} J -> {:.6} J; worst LCP residual {:.2e}; joint error {:.2e} m",
-            s.bodies, s.joints, s.energy_start, s.energy_end, s.max_residual, s.joint_error_end
+            "  {} bodies, {} joints; energy {} J -> {} J; worst LCP residual {residual}; joint error {} m",
+            s.bodies,
+            s.joints,
+            number(s.energy_start),
+            number(s.energy_end),
+            number(s.joint_error_end)
         ),
+        format!("  wrote {}: {}", s.out.display(), s.files.join(", ")),
     ]);
-    if s.steps_with_unsolved_islands > 0 {
-        lines.push(format!(
-            "  {} steps had islands solved only approximately",
-            s.steps_with_unsolved_islands
-        ));
-    }
-    lines.push(format!(
-        "  wrote {}: {}",
-        s.out.display(),
-        s.files.join(", ")
-    ));
-    if let Some(e) = &s.error {
-        lines.push(format!("  stopped: {e}"));
-    }
     lines
 }
 

@@ -12,9 +12,10 @@
 
 use std::path::{Path, PathBuf};
 
-use stiction::{SnapshotError, World};
+use stiction::{SnapshotError, Solver, World};
 
 use crate::error::CliError;
+use crate::readable::{number, vector};
 use crate::scene::schema::SceneFile;
 use crate::scene::{colliders, BuiltScene};
 
@@ -77,6 +78,73 @@ pub fn resume(path: &Path, file: &SceneFile, scene: &mut BuiltScene) -> Result<u
     Ok(step)
 }
 
+/// The stepper's name as `--solver` and `world.solver.type` write it.
+fn solver_name(solver: &Solver) -> &'static str {
+    match solver {
+        Solver::Exact(_) => "exact",
+        Solver::Iterative(_) => "iterative",
+    }
+}
+
+/// Which world setting of the snapshot's world differs from the fresh scene's, with both
+/// values, named as the user sets it (the option or the scene field); `None` if none does.
+fn settings_difference(snapshot: &World, fresh: &World) -> Option<String> {
+    let (then, now) = (snapshot.settings(), fresh.settings());
+    let (solver_then, solver_now) = (solver_name(&then.solver), solver_name(&now.solver));
+    if solver_then != solver_now {
+        return Some(format!(
+            "--solver (or world.solver.type) is `{solver_now}`, the snapshot was taken with \
+             `{solver_then}`: resume with --solver {solver_then}"
+        ));
+    }
+    // Settings have no equality; their debug text prints every number exactly.
+    let text = |value: &dyn std::fmt::Debug| format!("{value:?}");
+    let fields: [(&str, String, String); 8] = [
+        (
+            "world.gravity",
+            vector(then.gravity.to_array()),
+            vector(now.gravity.to_array()),
+        ),
+        ("world.solver", text(&then.solver), text(&now.solver)),
+        (
+            "world.erp",
+            number(then.softness.erp),
+            number(now.softness.erp),
+        ),
+        (
+            "world.cfm",
+            number(then.softness.cfm),
+            number(now.softness.cfm),
+        ),
+        (
+            "world.post_stabilization",
+            text(&then.post_stabilization),
+            text(&now.post_stabilization),
+        ),
+        (
+            "world.restitution_threshold",
+            number(then.contacts.restitution_threshold),
+            number(now.contacts.restitution_threshold),
+        ),
+        ("world.sleeping", text(&then.sleep), text(&now.sleep)),
+        (
+            "the curvature correction",
+            text(&then.curvature),
+            text(&now.curvature),
+        ),
+    ];
+    if let Some((name, then, now)) = fields.iter().find(|(_, then, now)| then != now) {
+        return Some(format!("{name} is {now}, the snapshot has {then}"));
+    }
+    // Whether phases are timed changes no motion (a run times them, a fresh scene does not).
+    let motion = |settings: &stiction::WorldSettings| {
+        let mut settings = settings.clone();
+        settings.time_phases = false;
+        format!("{settings:?}")
+    };
+    (motion(then) != motion(now)).then(|| "a setting the scene file does not show".to_string())
+}
+
 /// Why the snapshot's world is not a state of `scene`'s, if it is not.
 fn check_belongs(world: &World, step: u64, scene: &BuiltScene) -> Result<(), String> {
     let fresh = &scene.world;
@@ -90,17 +158,9 @@ fn check_belongs(world: &World, step: u64, scene: &BuiltScene) -> Result<(), Str
             scene.name
         ));
     }
-    // Settings have no equality; their debug text prints every number exactly. Whether
-    // phases are timed changes no motion (a run times them, a fresh scene does not).
-    let motion_settings = |w: &World| {
-        let mut settings = w.settings().clone();
-        settings.time_phases = false;
-        format!("{settings:?}")
-    };
-    if motion_settings(world) != motion_settings(fresh) {
+    if let Some(difference) = settings_difference(world, fresh) {
         return Err(format!(
-            "the snapshot's world settings differ from scene `{}`'s as run now (another \
-             --solver, or an edited scene?)",
+            "the snapshot's world settings differ from scene `{}`'s as run now: {difference}",
             scene.name
         ));
     }

@@ -11,16 +11,17 @@ use stiction::joint::{
 };
 use stiction::math::{Quat, Vec3};
 use stiction::{
-    BallJoint, BodyHandle, BodyKind, ExactSettings, GyroscopicMode, HingeJoint, IterativeSettings,
-    JointBuilder, JointHandle, JointKind, MassProperties, PostStabilization, RigidBodyBuilder,
-    SleepSettings, Softness, Solver, World, WorldSettings,
+    BallJoint, BodyHandle, BodyKind, ContactSettings, ExactSettings, GyroscopicMode, HingeJoint,
+    ImpactModel, IterativeSettings, JointBuilder, JointHandle, JointKind, MassProperties,
+    PostStabilization, RigidBodyBuilder, SleepSettings, Softness, Solver, World, WorldSettings,
 };
 
 use crate::scene::colliders;
 use crate::scene::error::FieldError;
 use crate::scene::schema::{
-    AxisAngle, BodyDesc, BodyKindDesc, GyroscopicDesc, JointDesc, JointKindDesc, LimitDesc,
-    MotorDesc, RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverKind, WORLD,
+    AxisAngle, BodyDesc, BodyKindDesc, GyroscopicDesc, ImpactsDesc, JointDesc, JointKindDesc,
+    LimitDesc, MotorDesc, RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverKind,
+    WORLD,
 };
 
 /// The density of a body that gives neither mass nor density, kg/m^3 (water).
@@ -166,7 +167,13 @@ fn world_settings(scene: &SceneFile) -> WorldSettings {
         direct_bilateral: world.solver.direct_bilateral,
     };
     let solver = match world.solver.kind {
-        SolverKind::Exact => Solver::Exact(ExactSettings::default()),
+        SolverKind::Exact => Solver::Exact(ExactSettings {
+            impacts: match world.solver.impacts {
+                ImpactsDesc::Simultaneous => ImpactModel::Simultaneous,
+                ImpactsDesc::Sequential => ImpactModel::Sequential,
+            },
+            ..ExactSettings::default()
+        }),
         SolverKind::Iterative => Solver::Iterative(iterative),
     };
     let post_stabilization = if world.post_stabilization {
@@ -182,6 +189,10 @@ fn world_settings(scene: &SceneFile) -> WorldSettings {
             cfm: world.cfm,
         },
         post_stabilization,
+        contacts: ContactSettings {
+            restitution_threshold: world.restitution_threshold,
+            ..ContactSettings::default()
+        },
         sleep: if world.sleeping {
             SleepSettings::on()
         } else {

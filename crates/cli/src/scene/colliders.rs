@@ -34,7 +34,16 @@ pub fn add_colliders(
         }
         .map_err(engine)?;
         let material = match desc.material.as_ref().and_then(|m| materials.get(m)) {
-            Some(m) => Material::new(m.friction, m.restitution).map_err(engine)?,
+            Some(m) => {
+                let mut material = Material::new(m.friction, m.restitution).map_err(engine)?;
+                if let Some(threshold) = m.restitution_threshold {
+                    material = material.with_restitution_threshold(threshold);
+                    // The builder does not check the threshold; the engine would only at
+                    // the first contact.
+                    material.validate().map_err(engine)?;
+                }
+                material
+            }
             None => Material::DEFAULT,
         };
         let pose = Pose {

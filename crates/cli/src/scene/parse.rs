@@ -27,47 +27,75 @@ impl Format {
     }
 }
 
-/// Reads and parses `path` (no physical validation). A `path` that names no file but a
-/// built-in scene (`pendulum`, `s3-chain-100`, ...) reads that scene; errors then name it
+/// Where a scene comes from, decided once from the path as typed, so that reading it and
+/// every message about it agree (a file that appears between two checks cannot make them
+/// disagree).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A scene file (or a path that names none, refused when read).
+    File(PathBuf),
+    /// A built-in scene: the path named no file but this scene.
+    Builtin {
+        /// Its file name in the repository's scenes/ folder.
+        file: &'static str,
+        /// Its TOML text.
+        text: &'static str,
+    },
+}
+
+impl Source {
+    /// What `path` names: a built-in scene (`pendulum`, `s3-chain-100.toml`, ...) when no
+    /// file exists there, else a file.
+    pub fn of(path: &Path) -> Self {
+        if !path.exists() {
+            if let Some((file, text)) = path.to_str().and_then(builtin::find) {
+                return Source::Builtin { file, text };
+            }
+        }
+        Source::File(path.to_path_buf())
+    }
+
+    /// How messages name the scene: the path as typed, or `scenes/<name>.toml` for a
+    /// built-in scene.
+    pub fn label(&self) -> PathBuf {
+        match self {
+            Source::File(path) => path.clone(),
+            Source::Builtin { file, .. } => Path::new("scenes").join(file),
+        }
+    }
+
+    /// Reads and parses the scene (no physical validation).
+    pub fn read(&self) -> Result<SceneFile, SceneError> {
+        let path = match self {
+            Source::Builtin { text, .. } => {
+                return parse_scene(text, Format::Toml, &self.label());
+            }
+            Source::File(path) => path,
+        };
+        if path.extension().is_none() && !path.exists() {
+            // A bare name: a misspelt built-in scene more likely than a file without extension.
+            return Err(SceneError::UnknownScene { path: path.clone() });
+        }
+        let format =
+            Format::of(path).ok_or_else(|| SceneError::UnknownFormat { path: path.clone() })?;
+        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        parse_scene(&text, format, path)
+    }
+}
+
+/// Reads and parses `path` (no physical validation): [`Source::of`] then [`Source::read`].
+/// A `path` that names no file but a built-in scene reads that scene; errors then name it
 /// `scenes/<name>.toml`.
 pub fn read_scene(path: &Path) -> Result<SceneFile, SceneError> {
-    if let Some(text) = builtin_text(path) {
-        return parse_scene(text, Format::Toml, &label(path));
-    }
-    if path.extension().is_none() && !path.exists() {
-        // A bare name: a misspelt built-in scene more likely than a file without extension.
-        return Err(SceneError::UnknownScene {
-            path: path.to_path_buf(),
-        });
-    }
-    let format = Format::of(path).ok_or_else(|| SceneError::UnknownFormat {
-        path: path.to_path_buf(),
-    })?;
-    let text = std::fs::read_to_string(path).map_err(|source| SceneError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse_scene(&text, format, path)
+    Source::of(path).read()
 }
 
-/// The text of the built-in scene `path` names, if it names no file but a built-in scene.
-fn builtin_text(path: &Path) -> Option<&'static str> {
-    if path.exists() {
-        return None;
-    }
-    path.to_str().and_then(builtin::find).map(|(_, text)| text)
-}
-
-/// How errors name the scene `path`: itself, or `scenes/<name>.toml` for a built-in scene.
+/// How errors name the scene `path` ([`Source::label`]).
 pub fn label(path: &Path) -> PathBuf {
-    match path
-        .to_str()
-        .filter(|_| !path.exists())
-        .and_then(builtin::find)
-    {
-        Some((file, _)) => Path::new("scenes").join(file),
-        None => path.to_path_buf(),
-    }
+    Source::of(path).label()
 }
 
 /// Parses scene text; `path` only labels errors.

@@ -68,6 +68,10 @@ pub struct WorldDesc {
     pub post_stabilization: bool,
     /// Collision detection between shapes; default true.
     pub contacts: bool,
+    /// Smallest approach speed, m/s, at which contacts bounce (`restitution` acts),
+    /// finite and `>= 0`; default 1 (`stiction::ContactSettings::restitution_threshold`).
+    /// A material may set a smaller one for its own contacts.
+    pub restitution_threshold: f64,
     /// Put resting bodies to sleep; default false.
     pub sleeping: bool,
 }
@@ -83,6 +87,7 @@ impl Default for WorldDesc {
             gyroscopic: GyroscopicDesc::Implicit,
             post_stabilization: true,
             contacts: true,
+            restitution_threshold: stiction::ContactSettings::default().restitution_threshold,
             sleeping: false,
         }
     }
@@ -106,6 +111,20 @@ pub struct SolverDesc {
     /// Solve islands of bilateral joint rows only by one sparse factorisation when cheaper
     /// than the sweeps (`iterative`; `IterativeSettings::direct_bilateral`); default true.
     pub direct_bilateral: bool,
+    /// How touching contacts' impacts are resolved (`exact`): `simultaneous` (default) or
+    /// `sequential` (pairwise, as a compression wave: a Newton's cradle of touching balls).
+    pub impacts: ImpactsDesc,
+}
+
+/// `world.solver.impacts`: the engine's `ImpactModel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImpactsDesc {
+    /// One simultaneous impact problem per island.
+    #[default]
+    Simultaneous,
+    /// Pairwise impacts, fastest approach first.
+    Sequential,
 }
 
 impl Default for SolverDesc {
@@ -117,6 +136,7 @@ impl Default for SolverDesc {
             tolerance: 0.0,
             warm_start: true,
             direct_bilateral: true,
+            impacts: ImpactsDesc::Simultaneous,
         }
     }
 }
@@ -155,6 +175,11 @@ pub struct MaterialDesc {
     pub friction: f64,
     /// Coefficient of restitution, in `[0, 1]`; default 0.
     pub restitution: f64,
+    /// Smallest approach speed, m/s, at which this material's contacts bounce, finite and
+    /// `>= 0`; default the world's `restitution_threshold`. Where two materials that set
+    /// one meet, the smaller applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restitution_threshold: Option<f64>,
 }
 
 impl Default for MaterialDesc {
@@ -162,6 +187,7 @@ impl Default for MaterialDesc {
         Self {
             friction: 0.5,
             restitution: 0.0,
+            restitution_threshold: None,
         }
     }
 }

@@ -5,8 +5,9 @@
 //! change instead of an engine message; [`crate::scene::build`] still maps any engine refusal
 //! to the element's path.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
+use crate::readable::number;
 use crate::scene::error::FieldError;
 use crate::scene::schema::{
     AxisAngle, BodyDesc, BodyKindDesc, JointDesc, JointKindDesc, MaterialDesc, RecordDesc,
@@ -47,7 +48,7 @@ pub fn validate(scene: &SceneFile) -> Check {
                 "duration",
                 format!(
                     "asks for {steps:.3e} steps of world.step = {} s; at most {MAX_STEPS}",
-                    scene.world.step
+                    number(scene.world.step)
                 ),
             ));
         }
@@ -55,11 +56,11 @@ pub fn validate(scene: &SceneFile) -> Check {
     for (name, material) in &scene.materials {
         self::material(&format!("materials.{name}"), material)?;
     }
-    let mut names = HashSet::new();
+    let mut kinds = HashMap::new();
     for (i, body) in scene.bodies.iter().enumerate() {
         let path = format!("bodies[{i}]");
         self::body(&path, body, &scene.materials)?;
-        if !names.insert(body.name.as_str()) {
+        if kinds.insert(body.name.as_str(), body.kind).is_some() {
             return Err(FieldError::invalid(
                 format!("{path}.name"),
                 format!("body names must be unique: `{}` is used twice", body.name),
@@ -67,7 +68,7 @@ pub fn validate(scene: &SceneFile) -> Check {
         }
     }
     for (i, joint) in scene.joints.iter().enumerate() {
-        self::joint(&format!("joints[{i}]"), joint, &names)?;
+        self::joint(&format!("joints[{i}]"), joint, &kinds)?;
     }
     record(&scene.record)?;
     render(&scene.render)
@@ -80,10 +81,11 @@ fn world(world: &WorldDesc) -> Check {
     if !(world.erp.is_finite() && (0.0..=1.0).contains(&world.erp)) {
         return Err(FieldError::invalid(
             "world.erp",
-            format!("must be finite and in [0, 1], got {}", world.erp),
+            format!("must be finite and in [0, 1], got {}", number(world.erp)),
         ));
     }
-    non_negative("world.cfm", world.cfm)
+    non_negative("world.cfm", world.cfm)?;
+    non_negative("world.restitution_threshold", world.restitution_threshold)
 }
 
 fn solver(solver: &SolverDesc) -> Check {
@@ -96,7 +98,7 @@ fn solver(solver: &SolverDesc) -> Check {
     if !(solver.omega > 0.0 && solver.omega < 2.0) {
         return Err(FieldError::invalid(
             "world.solver.omega",
-            format!("must lie in (0, 2), got {}", solver.omega),
+            format!("must lie in (0, 2), got {}", number(solver.omega)),
         ));
     }
     non_negative("world.solver.tolerance", solver.tolerance)
@@ -108,8 +110,11 @@ fn material(path: &str, material: &MaterialDesc) -> Check {
     if !(restitution.is_finite() && (0.0..=1.0).contains(&restitution)) {
         return Err(FieldError::invalid(
             format!("{path}.restitution"),
-            format!("must be finite and in [0, 1], got {restitution}"),
+            format!("must be finite and in [0, 1], got {}", number(restitution)),
         ));
+    }
+    if let Some(threshold) = material.restitution_threshold {
+        non_negative(&format!("{path}.restitution_threshold"), threshold)?;
     }
     Ok(())
 }
@@ -283,7 +288,7 @@ fn shape(
     Ok(())
 }
 
-fn joint(path: &str, joint: &JointDesc, bodies: &HashSet<&str>) -> Check {
+fn joint(path: &str, joint: &JointDesc, bodies: &HashMap<&str, BodyKindDesc>) -> Check {
     if let Some(name) = &joint.name {
         if name.trim().is_empty() || name.contains([',', '"', '\n', '\r']) {
             return Err(FieldError::invalid(
@@ -292,25 +297,45 @@ fn joint(path: &str, joint: &JointDesc, bodies: &HashSet<&str>) -> Check {
             ));
         }
     }
-    if !bodies.contains(joint.body_a.as_str()) {
+    let Some(&kind_a) = bodies.get(joint.body_a.as_str()) else {
         return Err(FieldError::invalid(
             format!("{path}.body_a"),
             format!("no body named `{}`", joint.body_a),
         ));
-    }
-    if joint.body_b != WORLD && !bodies.contains(joint.body_b.as_str()) {
-        return Err(FieldError::invalid(
-            format!("{path}.body_b"),
-            format!(
-                "no body named `{}` (use `{WORLD}` for the static world)",
-                joint.body_b
-            ),
-        ));
-    }
+    };
+    let kind_b = if joint.body_b == WORLD {
+        None
+    } else {
+        let Some(&kind) = bodies.get(joint.body_b.as_str()) else {
+            return Err(FieldError::invalid(
+                format!("{path}.body_b"),
+                format!(
+                    "no body named `{}` (use `{WORLD}` for the static world)",
+                    joint.body_b
+                ),
+            ));
+        };
+        Some(kind)
+    };
     if joint.body_a == joint.body_b {
         return Err(FieldError::invalid(
             format!("{path}.body_b"),
             "a joint must connect two different bodies",
+        ));
+    }
+    // The engine drops rows that touch no dynamic body, so such a joint would do nothing.
+    if kind_a != BodyKindDesc::Dynamic && kind_b.is_none_or(|k| k != BodyKindDesc::Dynamic) {
+        let end = |name: &str, kind: Option<BodyKindDesc>| match kind {
+            Some(kind) => format!("`{name}` ({})", kind_name(kind)),
+            None => format!("the static world (`{WORLD}`)"),
+        };
+        return Err(FieldError::invalid(
+            format!("{path}.body_b"),
+            format!(
+                "the joint between {} and {} would hold nothing: one of its bodies must be dynamic",
+                end(&joint.body_a, Some(kind_a)),
+                end(&joint.body_b, kind_b)
+            ),
         ));
     }
     use JointKindDesc as K;
@@ -381,7 +406,8 @@ fn joint(path: &str, joint: &JointDesc, bodies: &HashSet<&str>) -> Check {
                     format!("{path}.{field}"),
                     format!(
                         "lower and upper must be finite with lower <= upper, got [{}, {}]",
-                        limits.lower, limits.upper
+                        number(limits.lower),
+                        number(limits.upper)
                     ),
                 ));
             }
@@ -413,7 +439,7 @@ fn joint(path: &str, joint: &JointDesc, bodies: &HashSet<&str>) -> Check {
         if !(erp.is_finite() && (0.0..=1.0).contains(&erp)) {
             return Err(FieldError::invalid(
                 format!("{path}.erp"),
-                format!("must be finite and in [0, 1], got {erp}"),
+                format!("must be finite and in [0, 1], got {}", number(erp)),
             ));
         }
     }
@@ -421,6 +447,14 @@ fn joint(path: &str, joint: &JointDesc, bodies: &HashSet<&str>) -> Check {
         non_negative(&format!("{path}.cfm"), cfm)?;
     }
     Ok(())
+}
+
+fn kind_name(kind: BodyKindDesc) -> &'static str {
+    match kind {
+        BodyKindDesc::Dynamic => "dynamic",
+        BodyKindDesc::Kinematic => "kinematic",
+        BodyKindDesc::Static => "static",
+    }
 }
 
 fn record(record: &RecordDesc) -> Check {
@@ -443,7 +477,7 @@ fn render(render: &RenderDesc) -> Check {
         if !(fov > 1.0 && fov < 170.0) {
             return Err(FieldError::invalid(
                 "render.fov",
-                format!("must lie in (1, 170) degrees, got {fov}"),
+                format!("must lie in (1, 170) degrees, got {}", number(fov)),
             ));
         }
     }
@@ -523,7 +557,7 @@ fn finite(field: &str, value: f64) -> Check {
     } else {
         Err(FieldError::invalid(
             field,
-            format!("must be finite, got {value}"),
+            format!("must be finite, got {}", number(value)),
         ))
     }
 }
@@ -534,7 +568,7 @@ fn positive(field: &str, value: f64) -> Check {
     } else {
         Err(FieldError::invalid(
             field,
-            format!("must be finite and > 0, got {value}"),
+            format!("must be finite and > 0, got {}", number(value)),
         ))
     }
 }
@@ -545,7 +579,7 @@ fn non_negative(field: &str, value: f64) -> Check {
     } else {
         Err(FieldError::invalid(
             field,
-            format!("must be finite and >= 0, got {value}"),
+            format!("must be finite and >= 0, got {}", number(value)),
         ))
     }
 }
