@@ -72,7 +72,7 @@ use crate::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
     TrackedContact,
 };
-use crate::parry::shape::ShapeType;
+use crate::parry::shape::{Shape, ShapeType};
 use crate::rows::Pose;
 use broad_phase::{BroadPhase, Proxy};
 use std::ops::Range;
@@ -135,6 +135,47 @@ pub(crate) fn compute_contacts(
     pipeline.narrow_phase(colliders, activity, settings.prediction, hook)?;
     pipeline.order_by_height(gravity);
     Ok(())
+}
+
+/// The contact manifolds of two shapes at relative pose `pos12` into `state`: the engine's
+/// own paths for ball pairs, half-spaces and box pairs, parry's dispatcher otherwise (an
+/// error: parry has no algorithm for the pair). One look at the shape types picks the path
+/// (each path's own checks are downcasts through `Any`: a dozen a pair when tried in turn
+/// before parry's dispatcher, which checks again).
+fn pair_manifolds(
+    pos12: &ParryPose,
+    shape1: &dyn Shape,
+    shape2: &dyn Shape,
+    prediction: f64,
+    state: &mut PairState,
+    old: &mut Vec<TrackedContact<ContactMemory>>,
+) -> Result<(), crate::parry::query::Unsupported> {
+    let manifolds = &mut state.manifolds;
+    let own_path = match (shape1.shape_type(), shape2.shape_type()) {
+        (ShapeType::Ball, ShapeType::Ball) => {
+            manifolds::ball_pair_manifold(pos12, shape1, shape2, prediction, manifolds)
+        }
+        (ShapeType::HalfSpace, _) | (_, ShapeType::HalfSpace) => {
+            manifolds::halfspace_polygonal_manifold(
+                pos12, shape1, shape2, prediction, manifolds, old,
+            )
+        }
+        (ShapeType::Cuboid, ShapeType::Cuboid) => {
+            manifolds::cuboid_pair_manifold(pos12, shape1, shape2, prediction, manifolds, old)
+        }
+        _ => false,
+    };
+    if own_path {
+        return Ok(());
+    }
+    DefaultQueryDispatcher.contact_manifolds(
+        pos12,
+        shape1,
+        shape2,
+        prediction,
+        manifolds,
+        &mut state.workspace,
+    )
 }
 
 /// The height steps (m) in which [`CollisionPipeline::order_by_height`] orders contact
@@ -343,7 +384,6 @@ impl CollisionPipeline {
         self.pairs.clear();
         self.points.clear();
         self.unsupported_pairs = 0;
-        let dispatcher = DefaultQueryDispatcher;
         for &[a, b] in &self.broad.pairs {
             let (Some(ha), Some(hb)) = (
                 colliders.handle_at(a as usize),
@@ -392,38 +432,14 @@ impl CollisionPipeline {
             }
             let (shape_a, shape_b) = (self.shape_poses[a as usize], self.shape_poses[b as usize]);
             let pos12 = shape_a.inv_mul(&shape_b);
-            let (shape1, shape2) = (ca.shape.as_ref(), cb.shape.as_ref());
-            let manifolds = &mut state.manifolds;
-            let old = &mut self.old_points;
-            // One look at the shape types picks the path (each path's own checks are
-            // downcasts through `Any`: a dozen a pair when tried in turn before parry's
-            // dispatcher, which checks again).
-            let own_path = match (shape1.shape_type(), shape2.shape_type()) {
-                (ShapeType::Ball, ShapeType::Ball) => {
-                    manifolds::ball_pair_manifold(&pos12, shape1, shape2, prediction, manifolds)
-                }
-                (ShapeType::HalfSpace, _) | (_, ShapeType::HalfSpace) => {
-                    manifolds::halfspace_polygonal_manifold(
-                        &pos12, shape1, shape2, prediction, manifolds, old,
-                    )
-                }
-                (ShapeType::Cuboid, ShapeType::Cuboid) => manifolds::cuboid_pair_manifold(
-                    &pos12, shape1, shape2, prediction, manifolds, old,
-                ),
-                _ => false,
-            };
-            let found = if own_path {
-                Ok(())
-            } else {
-                dispatcher.contact_manifolds(
-                    &pos12,
-                    shape1,
-                    shape2,
-                    prediction,
-                    manifolds,
-                    &mut state.workspace,
-                )
-            };
+            let found = pair_manifolds(
+                &pos12,
+                ca.shape.as_ref(),
+                cb.shape.as_ref(),
+                prediction,
+                &mut state,
+                &mut self.old_points,
+            );
             if found.is_err() {
                 self.unsupported_pairs += 1;
                 state.manifolds.clear();
@@ -502,7 +518,13 @@ impl CollisionPipeline {
             }
             self.pairs.push(state);
         }
-        // Pairs that ended: keep their lists (a single manifold, emptied) for new pairs.
+        self.recycle_ended_pairs();
+        Ok(())
+    }
+
+    /// Keeps the manifold lists of the pairs that ended (a single manifold, emptied) for
+    /// new pairs, so that beginning pairs do not allocate.
+    fn recycle_ended_pairs(&mut self) {
         let live = self.pairs.len();
         for ended in self.previous.drain(..) {
             let PairState {
@@ -524,7 +546,6 @@ impl CollisionPipeline {
                 self.spare_manifolds.push(manifolds);
             }
         }
-        Ok(())
     }
 
     /// Lists the points from the highest to the lowest along `-gravity` in

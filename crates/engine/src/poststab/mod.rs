@@ -343,53 +343,9 @@ impl PostStabilizer {
             }
             self.first_pass = false;
             stats.passes += 1;
-            let mut halved = false;
-            for halving in 0..=MAX_HALVINGS {
-                for k in 0..islands {
-                    if self.searching[k] {
-                        self.displace(k, hot);
-                    }
-                }
-                self.measure_errors(joints, points, contacts, hot, softness, settings.tolerance)?;
-                if self.islands.len() != islands {
-                    // The islands changed under the line search: start a fresh pass (by
-                    // Newton: `chord_ready` below sees the new count).
-                    break;
-                }
-                let mut still = false;
-                for k in 0..islands {
-                    if !self.searching[k] {
-                        continue;
-                    }
-                    if self.squares[k] < self.squares_before[k] {
-                        self.searching[k] = false;
-                    } else if halving < MAX_HALVINGS {
-                        self.fraction[k] *= 0.5;
-                        still = true;
-                        halved = true;
-                    } else {
-                        // No decrease along the direction: keep the poses it had. A chord
-                        // direction failing says nothing of Newton's: the next pass takes it.
-                        self.fraction[k] = 0.0;
-                        self.displace(k, hot);
-                        self.stalled[k] = !chord;
-                        still = true;
-                    }
-                }
-                if !still {
-                    break;
-                }
-                if halving == MAX_HALVINGS {
-                    self.measure_errors(
-                        joints,
-                        points,
-                        contacts,
-                        hot,
-                        softness,
-                        settings.tolerance,
-                    )?;
-                }
-            }
+            let halved = self.line_search(
+                islands, chord, joints, points, contacts, hot, softness, settings,
+            )?;
             chord_ready = !halved
                 && self.islands.len() == islands
                 && (0..islands).all(|k| {
@@ -401,6 +357,65 @@ impl PostStabilizer {
         stats.row_updates = self.row_updates;
         stats.factorizations = self.factorizations;
         Ok(())
+    }
+
+    /// The line search of one pass: displaces every searching island along its step,
+    /// halving an island's fraction until its squared error decreases (at most
+    /// `MAX_HALVINGS` times; then it keeps its poses and, after a Newton step, stalls).
+    /// Returns whether any island was halved.
+    #[allow(clippy::too_many_arguments)]
+    fn line_search(
+        &mut self,
+        islands: usize,
+        chord: bool,
+        joints: &Arena<Joint, JointHandle>,
+        points: &PointJoints,
+        contacts: &mut [ContactPoint],
+        hot: &mut HotBodies,
+        softness: Softness,
+        settings: &PostStabilization,
+    ) -> Result<bool, WorldError> {
+        let mut halved = false;
+        for halving in 0..=MAX_HALVINGS {
+            for k in 0..islands {
+                if self.searching[k] {
+                    self.displace(k, hot);
+                }
+            }
+            self.measure_errors(joints, points, contacts, hot, softness, settings.tolerance)?;
+            if self.islands.len() != islands {
+                // The islands changed under the line search: start a fresh pass (by
+                // Newton: `chord_ready` below sees the new count).
+                break;
+            }
+            let mut still = false;
+            for k in 0..islands {
+                if !self.searching[k] {
+                    continue;
+                }
+                if self.squares[k] < self.squares_before[k] {
+                    self.searching[k] = false;
+                } else if halving < MAX_HALVINGS {
+                    self.fraction[k] *= 0.5;
+                    still = true;
+                    halved = true;
+                } else {
+                    // No decrease along the direction: keep the poses it had. A chord
+                    // direction failing says nothing of Newton's: the next pass takes it.
+                    self.fraction[k] = 0.0;
+                    self.displace(k, hot);
+                    self.stalled[k] = !chord;
+                    still = true;
+                }
+            }
+            if !still {
+                break;
+            }
+            if halving == MAX_HALVINGS {
+                self.measure_errors(joints, points, contacts, hot, softness, settings.tolerance)?;
+            }
+        }
+        Ok(halved)
     }
 
     /// Writes the stabilised rows at `hot.next_pose`, finds their islands and each
