@@ -6,11 +6,11 @@
 //! independent single rows (post-stabilisation's contact normals, mostly). The batches'
 //! forces stay lane by lane during the sweeps (`crate::solver::sparse`'s `LaneUnits::forces`,
 //! written back to the solver's `x` when it reads it): a vector load and store a row
-//! instead of four scalar ones (S4 0.0654 -> 0.0630 ms/step).
+//! instead of four scalar ones (docs/performance.md#lane-batching-in-avx2).
 //!
 //! Written with `std::arch`: on arrays of four the compiler vectorised the lane arithmetic
 //! only in part and moved values through the stack, and the batched sweeps were slower
-//! than one block at a time (BENCHMARKS.md, fourth session). One call per batch, with
+//! than one block at a time (docs/performance.md#lane-batching-in-avx2). One call per batch, with
 //! everything inside compiled for AVX2 (closures passed to `array::map` and
 //! `#[inline(always)]` helpers lose the target feature, and the intrinsics become calls).
 //!
