@@ -39,26 +39,12 @@ fn rebound_with(
     }
     let mut world = World::with_settings(settings).unwrap();
     world.set_solver(solver).unwrap();
-    world
-        .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
-        .unwrap();
-    let ball = world.add_body(
-        RigidBodyBuilder::dynamic()
-            .mass_properties(MassProperties::sphere_with_mass(RADIUS, 1.0).unwrap())
-            .position(Vec3::new(0.0, 0.0, RADIUS + height))
-            .build()
-            .unwrap(),
-    );
-    world
-        .add_collider(
-            ColliderBuilder::ball(RADIUS).unwrap().material(Material {
-                restitution,
-                restitution_threshold: ball_threshold,
-                ..Material::DEFAULT
-            }),
-            Some(ball),
-        )
-        .unwrap();
+    let material = Material {
+        restitution,
+        restitution_threshold: ball_threshold,
+        ..Material::DEFAULT
+    };
+    let ball = ball_above_ground(&mut world, height, material);
     let (mut bounced, mut apex) = (false, 0.0f64);
     let steps = (4.0 / h) as usize;
     for _ in 0..steps {
@@ -155,19 +141,7 @@ fn the_threshold_is_the_smallest_speed_that_bounces_and_can_be_zero() {
 /// plus that step's `g h`), stepping by `h`.
 fn impact_speed(height: f64, h: f64) -> f64 {
     let mut world = World::new();
-    world
-        .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
-        .unwrap();
-    let ball = world.add_body(
-        RigidBodyBuilder::dynamic()
-            .mass_properties(MassProperties::sphere_with_mass(RADIUS, 1.0).unwrap())
-            .position(Vec3::new(0.0, 0.0, RADIUS + height))
-            .build()
-            .unwrap(),
-    );
-    world
-        .add_collider(ColliderBuilder::ball(RADIUS).unwrap(), Some(ball))
-        .unwrap();
+    let ball = ball_above_ground(&mut world, height, Material::DEFAULT);
     let mut fastest = 0.0f64;
     for _ in 0..(1.0 / h) as usize {
         world.step(h).unwrap();
@@ -215,4 +189,25 @@ fn an_impact_at_exactly_the_threshold_bounces() {
         va.abs() < 1e-5 && (vb - 1.0).abs() < 1e-5,
         "va = {va}, vb = {vb}"
     );
+}
+
+/// The ground and a sphere of `material` whose lowest point is `height` above it, at rest.
+fn ball_above_ground(world: &mut World, height: f64, material: Material) -> stiction::BodyHandle {
+    world
+        .add_collider(ColliderBuilder::halfspace(Vec3::Z).unwrap(), None)
+        .unwrap();
+    let ball = world.add_body(
+        RigidBodyBuilder::dynamic()
+            .mass_properties(MassProperties::sphere_with_mass(RADIUS, 1.0).unwrap())
+            .position(Vec3::new(0.0, 0.0, RADIUS + height))
+            .build()
+            .unwrap(),
+    );
+    world
+        .add_collider(
+            ColliderBuilder::ball(RADIUS).unwrap().material(material),
+            Some(ball),
+        )
+        .unwrap();
+    ball
 }

@@ -152,36 +152,20 @@ impl World {
     /// exactly as before (the statistics of the refused step are still readable through
     /// [`World::step_stats`]).
     pub fn step(&mut self, h: f64) -> Result<&StepStats, WorldError> {
-        let World {
-            bodies,
-            joints,
-            colliders,
-            settings,
-            stats,
-            scratch,
-            collision,
-            hook,
-            sleep,
-            contacts,
-            wrenches,
-            ..
-        } = self;
-        crate::step::step(
-            StepState {
-                bodies,
-                joints,
-                colliders,
-                settings,
-                stats,
-                scratch,
-                collision,
-                hook,
-                sleep,
-                contacts,
-                wrenches,
-            },
-            h,
-        )?;
+        let state = StepState {
+            bodies: &mut self.bodies,
+            joints: &mut self.joints,
+            colliders: &self.colliders,
+            settings: &self.settings,
+            stats: &mut self.stats,
+            scratch: &mut self.scratch,
+            collision: &mut self.collision,
+            hook: &self.hook,
+            sleep: &mut self.sleep,
+            contacts: &mut self.contacts,
+            wrenches: &mut self.wrenches,
+        };
+        crate::step::step(state, h)?;
         self.time += h;
         Ok(&self.stats)
     }
