@@ -1,0 +1,594 @@
+"""Type stubs of the native module ``stiction._stiction`` (import from ``stiction``)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal, Optional, Sequence, Tuple, Union, final
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "Contacts", "JointFeedback", "LcpError", "LcpResult", "Problem", "SNAPSHOT_FORMAT_VERSION",
+    "SceneError", "SnapshotError", "StepError", "StepStats", "StictionError", "World",
+    "WorldError", "__version__", "_lcp_lemke", "_lcp_solve", "_problem_from_json",
+    "_world_from_pickle",
+]
+
+__version__: str
+SNAPSHOT_FORMAT_VERSION: int
+
+_Vec3 = Union[Sequence[float], npt.NDArray[np.floating[Any]]]
+"""Three numbers (x, y, z)."""
+_Quaternion = Union[Sequence[float], npt.NDArray[np.floating[Any]]]
+"""Four numbers in (w, x, y, z) order; normalised by the engine."""
+_BodyRef = Union[int, str]
+"""A body by index (the order bodies were added) or by name."""
+_JointRef = Union[int, str]
+"""A joint by index (the order joints were added) or by name."""
+_FloatArray = npt.NDArray[np.float64]
+
+class StictionError(ValueError):
+    """Base class of every error Stiction raises for bad input or a refused operation."""
+
+class SceneError(StictionError):
+    """A scene that cannot be read, parsed, validated or built (the ``stiction`` command's message)."""
+
+class WorldError(StictionError):
+    """A world operation the engine refused: a bad body, collider, joint, setting or state,
+    or an unknown body or joint."""
+
+class StepError(StictionError):
+    """A refused step; the world is exactly as it was before that step.
+
+    ``completed_steps`` is the number of steps of the same ``step(h, n)`` call that were
+    committed before it."""
+
+    completed_steps: int
+
+class SnapshotError(StictionError):
+    """Snapshot bytes that are truncated, damaged, foreign or of another format version."""
+
+class LcpError(StictionError):
+    """An LCP problem or solver option that breaks a rule (the message names the field)."""
+
+@final
+class StepStats:
+    """What the last step did (``World.stats``, returned by ``World.step``)."""
+
+    h: float
+    """The step size, s."""
+    committed: bool
+    """Whether the step was applied (a refused step changed nothing)."""
+    rows: int
+    """Rows (scalar constraints) solved."""
+    islands: int
+    """Islands of bodies connected by rows."""
+    constrained_bodies: int
+    """Dynamic bodies in islands."""
+    free_bodies: int
+    """Dynamic bodies in no island."""
+    pivots: int
+    """Dantzig pivots over all islands (exact stepper)."""
+    sweeps: int
+    """Gauss-Seidel sweeps over all islands (iterative stepper and fallbacks)."""
+    direct_islands: int
+    """Bilateral islands solved by one factorisation (no pivots or sweeps)."""
+    worst_residual: float
+    """The worst normalised LCP residual of any island (1e-12: exact to round-off)."""
+    fallbacks: int
+    """Islands whose exact solve failed and that Gauss-Seidel finished."""
+    unsolved_islands: int
+    """Islands whose forces are not a solution to tolerance."""
+    contacts: int
+    """Contact points that became rows."""
+    collision_pairs: int
+    """Collider pairs whose bounding boxes overlap."""
+    sleeping_bodies: int
+    """Bodies asleep after the step."""
+    broken_joints: int
+    """Joints that broke in the step."""
+    post_stabilization_passes: int
+    """Position-correction passes after the velocity step."""
+
+@final
+class Contacts:
+    """The contact points of the last step (``World.contacts()``), one row each."""
+
+    points: _FloatArray
+    """World points midway between the two surfaces, (K, 3), m."""
+    normals: _FloatArray
+    """Unit normals from body A into body B, (K, 3)."""
+    forces: _FloatArray
+    """Forces on body B, world frame, (K, 3), N (body A receives the opposite)."""
+    local_forces: _FloatArray
+    """Forces in the contact frame (normal >= 0, tangent 1, tangent 2), (K, 3), N."""
+    bodies: npt.NDArray[np.int64]
+    """Body indices (A, B), (K, 2); -1 for static world geometry."""
+    separations: _FloatArray
+    """Signed distances between the surfaces, (K,), m (negative: penetration)."""
+    count: int
+    """K."""
+    def __len__(self) -> int: ...
+
+@final
+class JointFeedback:
+    """Joint constraint forces of the last step (``World.joint_feedback()``): arrays with one
+    row per joint, or single vectors for one joint."""
+
+    force_a: _FloatArray
+    """Force on body A, N, world frame: (J, 3) or (3,)."""
+    torque_a: _FloatArray
+    """Torque on body A about its centre of mass, N m."""
+    force_b: _FloatArray
+    """Force on body B (or the world), N."""
+    torque_b: _FloatArray
+    """Torque on body B about its centre of mass (or the world origin), N m."""
+    motor: _FloatArray
+    """Generalised force of each axis's motor (axes 0 and 1): (J, 2) or (2,)."""
+    limit: _FloatArray
+    """Generalised force of each axis's limit (axes 0 and 1): (J, 2) or (2,)."""
+
+@final
+class Problem:
+    """A boxed LCP ``A x = b + w``, ``lo <= x <= hi``, with ``nub`` and ``findex`` (see
+    :mod:`stiction.lcp`). Validated on construction; picklable."""
+
+    def __new__(
+        cls,
+        a: npt.ArrayLike,
+        b: npt.ArrayLike,
+        lo: Optional[npt.ArrayLike] = None,
+        hi: Optional[npt.ArrayLike] = None,
+        findex: Optional[Sequence[Optional[int]]] = None,
+        nub: int = 0,
+    ) -> Problem: ...
+    @property
+    def n(self) -> int:
+        """Problem size."""
+    @property
+    def a(self) -> _FloatArray:
+        """The matrix A, (n, n)."""
+    @property
+    def b(self) -> _FloatArray:
+        """The right-hand side, (n,)."""
+    @property
+    def lo(self) -> _FloatArray:
+        """Lower bounds (ignored on friction rows)."""
+    @property
+    def hi(self) -> _FloatArray:
+        """Upper bounds; the friction coefficient on friction rows."""
+    @property
+    def findex(self) -> npt.NDArray[np.int64]:
+        """The normal row each friction row is coupled to, or -1."""
+    @property
+    def nub(self) -> int:
+        """Number of leading unbounded rows."""
+    def __len__(self) -> int: ...
+    def solve(
+        self,
+        solver: Literal["dantzig", "pgs", "lemke", "pgd"] = "dantzig",
+        *,
+        max_iterations: Optional[int] = None,
+        tolerance: Optional[float] = None,
+        omega: Optional[float] = None,
+        fallback: bool = False,
+    ) -> LcpResult:
+        """Solve it (see :func:`stiction.lcp.solve`)."""
+    def to_json(self) -> str:
+        """The problem in the JSON format of ``stiction lcp solve`` (reads back exactly)."""
+
+@final
+class LcpResult:
+    """The answer of a solve."""
+
+    x: _FloatArray
+    """The solution (or the solver's best estimate: see ``status``)."""
+    w: _FloatArray
+    """The slack ``A x - b`` (or ``M z + q`` for :func:`stiction.lcp.lemke`)."""
+    status: Literal[
+        "solved", "iteration_limit", "pivot_limit", "pivot_failure", "ray_termination", "non_finite"
+    ]
+    """How the solve ended; only ``"solved"`` promises a solution to tolerance."""
+    solved: bool
+    """``status == "solved"``."""
+    iterations: int
+    """Pivots (Dantzig, Lemke), sweeps (PGS) or gradient steps (PGD)."""
+    residual: float
+    """The normalised residual: the largest of ``residual_parts``."""
+    residual_parts: dict[str, float]
+    """``{"bound", "equation", "complementarity"}``, each normalised by the problem's scale."""
+    fell_back: bool
+    """Whether Dantzig's Gauss-Seidel fallback finished the solve."""
+
+@final
+class World:
+    """A simulated world: bodies, colliders and joints, settings, and the step.
+
+    Bodies and joints are indices in the order they were added (the rows of the state
+    arrays) or, where given, names. z is up; SI units; quaternions are (w, x, y, z).
+    Picklable and copyable (``copy.deepcopy``, ``World.copy``): a copy continues bit for
+    bit as the original would.
+    """
+
+    def __new__(
+        cls,
+        gravity: Optional[_Vec3] = None,
+        solver: Literal["exact", "iterative"] = "exact",
+        *,
+        timestep: float = 1 / 60,
+        erp: Optional[float] = None,
+        cfm: Optional[float] = None,
+        iterations: int = 20,
+        omega: float = 1.0,
+        tolerance: float = 0.0,
+        post_stabilization: bool = True,
+        sleeping: bool = False,
+        restitution_threshold: Optional[float] = None,
+        capture_problems: bool = False,
+    ) -> World:
+        """An empty world.
+
+        ``gravity`` defaults to (0, 0, -9.81). ``solver="exact"`` solves each island by
+        Dantzig pivoting (ODE's ``dWorldStep``); ``"iterative"`` by ``iterations`` sweeps
+        of projected Gauss-Seidel with relaxation ``omega`` (ODE's ``dWorldQuickStep``).
+        ``erp`` (default 0.2) and ``cfm`` (default 1e-5) soften every row;
+        ``timestep`` is the step ``step()`` takes when given none. Raises
+        :class:`WorldError` for a setting out of range.
+        """
+    @staticmethod
+    def from_scene(
+        source: Union[str, os.PathLike[str]],
+        *,
+        format: Optional[Literal["toml", "json"]] = None,
+        solver: Optional[Literal["exact", "iterative"]] = None,
+    ) -> World:
+        """A world from a scene file (``.toml`` or ``.json``, docs/scene-format.md), a
+        built-in scene's name (``"pendulum"``), or scene text (a string with a line break or
+        starting with ``[``/``{``, or any string with ``format=``).
+
+        Read, validated and built by the ``stiction`` command's own reader: the same
+        defaults and the same :class:`SceneError` messages (``ball.toml:4:39: ...``,
+        ``planet.toml: bodies[0].shapes[0]: mass must be finite and > 0, got inf``).
+        Bodies and joints keep their scene names; ``timestep`` is the scene's
+        ``world.step``. ``solver`` overrides the scene's stepper like ``--solver``.
+        """
+    @staticmethod
+    def from_snapshot(data: bytes, *, timestep: float = 1 / 60) -> World:
+        """A world read back from :meth:`snapshot` bytes (or a ``stiction run
+        --snapshot-every`` file's contents). Raises :class:`SnapshotError`."""
+    def snapshot(self) -> bytes:
+        """The complete state (bodies, joints with warm starts, colliders, persistent
+        contacts, sleep state, settings, time and step count) as versioned, checksummed
+        bytes. Names are not included (pickling keeps them)."""
+    def copy(self) -> World:
+        """An independent copy that continues bit for bit as this world would."""
+    def __copy__(self) -> World: ...
+    def __deepcopy__(self, memo: Any) -> World: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
+
+    # Bodies, colliders, joints.
+    def add_body(
+        self,
+        kind: Literal["dynamic", "kinematic", "static"] = "dynamic",
+        *,
+        mass: Optional[float] = None,
+        inertia: Optional[Union[_Vec3, Sequence[Sequence[float]], npt.NDArray[Any]]] = None,
+        position: Optional[_Vec3] = None,
+        orientation: Optional[_Quaternion] = None,
+        velocity: Optional[_Vec3] = None,
+        angular_velocity: Optional[_Vec3] = None,
+        gravity: bool = True,
+        linear_damping: float = 0.0,
+        angular_damping: float = 0.0,
+        name: Optional[str] = None,
+    ) -> int:
+        """Add a body and return its index.
+
+        ``mass`` in kg (default 1); ``inertia`` as principal moments (3,) or a symmetric
+        3 x 3 tensor about the centre of mass in the body frame, kg m^2 (default: a solid
+        ball of radius 0.5 m, ``0.1 * mass`` about every axis). ``position`` is the centre
+        of mass. ``angular_velocity`` is in the world frame, rad/s.
+        """
+    def add_collider(
+        self,
+        shape: Literal[
+            "sphere", "ball", "box", "cuboid", "capsule", "cylinder", "cone",
+            "halfspace", "plane", "convex_hull", "trimesh", "heightfield",
+        ],
+        body: Optional[_BodyRef] = None,
+        *,
+        radius: Optional[float] = None,
+        half_extents: Optional[_Vec3] = None,
+        half_height: Optional[float] = None,
+        normal: Optional[_Vec3] = None,
+        points: Optional[npt.ArrayLike] = None,
+        vertices: Optional[npt.ArrayLike] = None,
+        triangles: Optional[npt.ArrayLike] = None,
+        heights: Optional[npt.ArrayLike] = None,
+        scale: Optional[_Vec3] = None,
+        position: Optional[_Vec3] = None,
+        orientation: Optional[_Quaternion] = None,
+        friction: Optional[float] = None,
+        restitution: Optional[float] = None,
+        restitution_threshold: Optional[float] = None,
+    ) -> int:
+        """Add a collider to ``body`` (``None``: static world geometry) and return its index.
+
+        Shapes and their sizes: ``sphere`` (``radius``), ``box`` (``half_extents``),
+        ``capsule``/``cylinder``/``cone`` along local z (``radius``, ``half_height``),
+        ``halfspace`` (``normal``, default +z; the solid side is below the plane through
+        ``position``), ``convex_hull`` (``points`` (N, 3)), ``trimesh`` (``vertices``
+        (N, 3), ``triangles`` (M, 3)), ``heightfield`` (``heights`` (rows, cols),
+        ``scale``). ``position``/``orientation`` are in the body frame. ``friction``
+        defaults to 0.5, ``restitution`` to 0. Colliders do not change a body's mass.
+        """
+    def add_ball_joint(
+        self,
+        body_a: _BodyRef,
+        body_b: Optional[_BodyRef] = None,
+        *,
+        anchor: _Vec3,
+        name: Optional[str] = None,
+        erp: Optional[float] = None,
+        cfm: Optional[float] = None,
+        break_force: Optional[float] = None,
+        break_torque: Optional[float] = None,
+    ) -> int:
+        """A ball-and-socket joint at the world point ``anchor`` between ``body_a`` and
+        ``body_b`` (``None`` or ``"world"``: the static world). Returns the joint's index.
+
+        Every joint constructor takes ``name``, ``erp``/``cfm`` (this joint's softness)
+        and ``break_force``/``break_torque`` (N, N m: the joint breaks above them)."""
+    def add_hinge_joint(
+        self,
+        body_a: _BodyRef,
+        body_b: Optional[_BodyRef] = None,
+        *,
+        anchor: _Vec3,
+        axis: _Vec3,
+        limit: Optional[Tuple[float, float]] = None,
+        motor: Optional[Tuple[float, float]] = None,
+        name: Optional[str] = None,
+        erp: Optional[float] = None,
+        cfm: Optional[float] = None,
+        break_force: Optional[float] = None,
+        break_torque: Optional[float] = None,
+    ) -> int:
+        """A hinge about the world line through ``anchor`` along ``axis``; the current
+        configuration is angle 0. ``limit=(lower, upper)`` in rad, ``motor=(target
+        velocity rad/s, max torque N m)``."""
+    def add_slider_joint(
+        self,
+        body_a: _BodyRef,
+        body_b: Optional[_BodyRef] = None,
+        *,
+        axis: _Vec3,
+        limit: Optional[Tuple[float, float]] = None,
+        motor: Optional[Tuple[float, float]] = None,
+        name: Optional[str] = None,
+        erp: Optional[float] = None,
+        cfm: Optional[float] = None,
+        break_force: Optional[float] = None,
+        break_torque: Optional[float] = None,
+    ) -> int:
+        """A prismatic joint along the world direction ``axis`` (relative orientation
+        locked); ``limit`` in m, ``motor=(target velocity m/s, max force N)``."""
+    def add_fixed_joint(
+        self,
+        body_a: _BodyRef,
+        body_b: Optional[_BodyRef] = None,
+        *,
+        name: Optional[str] = None,
+        erp: Optional[float] = None,
+        cfm: Optional[float] = None,
+        break_force: Optional[float] = None,
+        break_torque: Optional[float] = None,
+    ) -> int:
+        """Weld ``body_a`` to ``body_b`` (or the world) where they are now."""
+    def add_distance_joint(
+        self,
+        body_a: _BodyRef,
+        body_b: Optional[_BodyRef] = None,
+        *,
+        anchor_a: _Vec3,
+        anchor_b: _Vec3,
+        distance: Optional[float] = None,
+        limit: Optional[Tuple[float, float]] = None,
+        name: Optional[str] = None,
+        erp: Optional[float] = None,
+        cfm: Optional[float] = None,
+        break_force: Optional[float] = None,
+        break_torque: Optional[float] = None,
+    ) -> int:
+        """A rod between the world points ``anchor_a`` (on A) and ``anchor_b`` (on B or the
+        world) at their current distance (or ``distance``); ``limit=(min, max)`` makes it a
+        range instead (a rope: ``(0, length)``)."""
+    def add_universal_joint(
+        self,
+        body_a: _BodyRef,
+        body_b: Optional[_BodyRef] = None,
+        *,
+        anchor: _Vec3,
+        axis_a: _Vec3,
+        axis_b: _Vec3,
+        limit: Optional[Tuple[float, float]] = None,
+        motor: Optional[Tuple[float, float]] = None,
+        limit2: Optional[Tuple[float, float]] = None,
+        motor2: Optional[Tuple[float, float]] = None,
+        name: Optional[str] = None,
+        erp: Optional[float] = None,
+        cfm: Optional[float] = None,
+        break_force: Optional[float] = None,
+        break_torque: Optional[float] = None,
+    ) -> int:
+        """A universal (Cardan) joint at ``anchor``, ``axis_a`` fixed in A and ``axis_b``
+        in B (perpendicular); ``limit``/``motor`` act on axis 0, ``limit2``/``motor2`` on
+        axis 1."""
+    def add_hinge2_joint(
+        self,
+        wheel: _BodyRef,
+        chassis: Optional[_BodyRef] = None,
+        *,
+        anchor: _Vec3,
+        steering_axis: _Vec3,
+        wheel_axis: _Vec3,
+        steering_limit: Optional[Tuple[float, float]] = None,
+        steering_motor: Optional[Tuple[float, float]] = None,
+        wheel_motor: Optional[Tuple[float, float]] = None,
+        suspension: Optional[Tuple[float, float]] = None,
+        name: Optional[str] = None,
+        erp: Optional[float] = None,
+        cfm: Optional[float] = None,
+        break_force: Optional[float] = None,
+        break_torque: Optional[float] = None,
+    ) -> int:
+        """A hinge-2 (ODE's car wheel): steering about ``steering_axis`` (fixed in the
+        chassis), spinning about ``wheel_axis`` (fixed in the wheel), with an optional
+        ``suspension=(stiffness N/m, damping N s/m)`` along the steering axis."""
+    def set_motor(
+        self,
+        joint: _JointRef,
+        target_velocity: Optional[float] = None,
+        max_force: Optional[float] = None,
+        *,
+        axis: int = 0,
+    ) -> None:
+        """Set the motor of a joint axis (``target_velocity=None`` removes it)."""
+    def set_limit(
+        self,
+        joint: _JointRef,
+        lower: Optional[float] = None,
+        upper: Optional[float] = None,
+        *,
+        axis: int = 0,
+    ) -> None:
+        """Set the limit of a joint axis (``lower=None`` removes it)."""
+    def joint_axis(self, joint: _JointRef, axis: int = 0) -> Tuple[float, float]:
+        """``(position, velocity)`` of a joint's free coordinate ``axis``: the hinge angle
+        (rad, in (-pi, pi]) and its rate, the slider position (m), ..."""
+    def body_index(self, body: _BodyRef) -> int:
+        """The index of a body given by name (or a checked index)."""
+    def joint_index(self, joint: _JointRef) -> int:
+        """The index of a joint given by name (or a checked index)."""
+    @property
+    def body_names(self) -> list[Optional[str]]:
+        """Body names in index order (``None``: unnamed)."""
+    @property
+    def joint_names(self) -> list[Optional[str]]:
+        """Joint names in index order (``None``: unnamed)."""
+    @property
+    def body_kinds(self) -> list[str]:
+        """Each body's kind: ``"dynamic"``, ``"kinematic"`` or ``"static"``."""
+    @property
+    def body_count(self) -> int:
+        """Number of bodies (rows of the state arrays)."""
+    @property
+    def joint_count(self) -> int:
+        """Number of joints."""
+    @property
+    def collider_count(self) -> int:
+        """Number of colliders."""
+    def masses(self) -> _FloatArray:
+        """Each body's mass, (N,), kg."""
+
+    # Settings.
+    @property
+    def time(self) -> float:
+        """Simulated time, s: the sum of the committed steps."""
+    @property
+    def step_count(self) -> int:
+        """Committed steps (carried by snapshots)."""
+    timestep: float
+    """The step ``step()`` takes when given none, s (a scene's ``world.step``)."""
+    gravity: Tuple[float, float, float]
+    """Gravity, m/s^2, world frame (assign any 3 numbers)."""
+    @property
+    def solver(self) -> Literal["exact", "iterative"]:
+        """The stepper."""
+    def set_solver(
+        self,
+        solver: Literal["exact", "iterative"],
+        *,
+        iterations: int = 20,
+        omega: float = 1.0,
+        tolerance: float = 0.0,
+    ) -> None:
+        """Choose the stepper (see the constructor)."""
+    @property
+    def scene_name(self) -> Optional[str]:
+        """The scene's name, for a world read from a scene."""
+    @property
+    def scene_steps(self) -> Optional[int]:
+        """The steps the scene asks for (``steps``, or ``duration / world.step``)."""
+
+    # Stepping and state.
+    def step(self, h: Optional[float] = None, n: int = 1) -> StepStats:
+        """Advance by ``n`` steps of ``h`` seconds (default ``timestep``), with the GIL
+        released; return the last step's statistics.
+
+        A refused step raises :class:`StepError` (the engine's message, bodies and joints by
+        name) and changes nothing; with ``n > 1`` the steps before it are kept and
+        ``error.completed_steps`` counts them."""
+    @property
+    def stats(self) -> StepStats:
+        """Statistics of the last step (committed or refused)."""
+    def positions(self) -> _FloatArray:
+        """Centre-of-mass positions, (N, 3), m."""
+    def orientations(self) -> _FloatArray:
+        """Orientations as unit quaternions, (N, 4), in (w, x, y, z) order."""
+    def linear_velocities(self) -> _FloatArray:
+        """Centre-of-mass velocities, (N, 3), m/s, world frame."""
+    def angular_velocities(self) -> _FloatArray:
+        """Angular velocities, (N, 3), rad/s, world frame."""
+    def set_state(
+        self,
+        positions: Optional[npt.ArrayLike] = None,
+        orientations: Optional[npt.ArrayLike] = None,
+        linear_velocities: Optional[npt.ArrayLike] = None,
+        angular_velocities: Optional[npt.ArrayLike] = None,
+    ) -> None:
+        """Set any of the state arrays (shapes as the getters return them). Every value is
+        checked first; on :class:`WorldError` nothing changed. Changed bodies are woken."""
+    def apply_force(self, body: _BodyRef, force: _Vec3, point: Optional[_Vec3] = None) -> None:
+        """Add a force (N, world frame) for the next step, at the world ``point`` or at the
+        centre of mass."""
+    def apply_torque(self, body: _BodyRef, torque: _Vec3) -> None:
+        """Add a torque (N m, world frame) for the next step."""
+    def contacts(self) -> Contacts:
+        """The contact points of the last step, with their forces."""
+    def joint_feedback(self, joint: Optional[_JointRef] = None) -> JointFeedback:
+        """Joint constraint forces of the last step: (J, 3) arrays, or one joint's (3,)."""
+
+    # The LCPs of the exact stepper.
+    capture_problems: bool
+    """Whether the exact stepper keeps a copy of each island's LCP."""
+    def captured_problems(self) -> list[Problem]:
+        """The boxed LCPs (``A lambda = b + w``, lambda in N) the exact stepper assembled in
+        the last step, one per island: joint rows, then each contact's normal row and its
+        two friction rows. Empty unless ``capture_problems`` is on."""
+    def captured_islands(self) -> list[int]:
+        """The island index of each captured problem."""
+
+def _lcp_solve(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    lo: Optional[npt.ArrayLike] = None,
+    hi: Optional[npt.ArrayLike] = None,
+    findex: Optional[Sequence[Optional[int]]] = None,
+    nub: int = 0,
+    solver: str = "dantzig",
+    max_iterations: Optional[int] = None,
+    tolerance: Optional[float] = None,
+    omega: Optional[float] = None,
+    fallback: bool = False,
+) -> LcpResult: ...
+def _lcp_lemke(m: npt.ArrayLike, q: npt.ArrayLike, max_pivots: Optional[int] = None) -> LcpResult: ...
+def _problem_from_json(text: str) -> Problem: ...
+def _world_from_pickle(
+    data: bytes,
+    body_names: list[Optional[str]],
+    joint_names: list[Optional[str]],
+    timestep: float,
+    scene: Optional[Tuple[str, int]] = None,
+) -> World: ...

@@ -1,0 +1,1424 @@
+//! `stiction.World`: the engine's [`World`] with Python indices and names, stepping with
+//! the GIL released, the state as numpy arrays, and snapshots, pickling and copying.
+
+use std::path::PathBuf;
+
+use numpy::{AllowTypeChange, PyArray2, PyArrayLikeDyn};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use stiction::joint::{AxisControl, JointLimit, JointMotor};
+use stiction::math::{Mat3, Quat, Vec3};
+use stiction::{
+    BallJoint, BodyHandle, BodyKind, ColliderBuilder, ColliderHandle, DistanceJoint, FixedJoint,
+    Hinge2Joint, HingeJoint, IterativeSettings, JointBuilder, JointKind, MassProperties,
+    PostStabilization, RigidBodyBuilder, SleepSettings, SliderJoint, Softness, Solver,
+    UniversalJoint, World, WorldSettings,
+};
+use stiction_cli::scene::parse::{parse_scene, Format, Source};
+use stiction_cli::scene::schema::SolverKind;
+use stiction_cli::scene::{check_and_build, BuiltScene};
+
+use crate::convert::{array2, matrix_data, numbers, quat, vec3, wxyz};
+use crate::errors::{
+    snapshot_error, world_error, SceneError, StepError, WorldError as PyWorldError,
+};
+use crate::lcp::PyProblem;
+use crate::names::Names;
+use crate::state::{PyContacts, PyJointFeedback, PyStepStats};
+
+/// The shape errors of world operations are `stiction.WorldError`s.
+fn werr(message: String) -> PyErr {
+    PyWorldError::new_err(message)
+}
+
+/// The name a joint end takes for the static world, as in scene files.
+const WORLD: &str = "world";
+
+/// A simulated world: bodies, colliders and joints (by index, in the order added, or by
+/// name), settings, and the step.
+#[pyclass(module = "stiction._stiction", name = "World")]
+#[derive(Debug, Clone)]
+pub struct PyWorld {
+    world: World,
+    names: Names,
+    colliders: Vec<ColliderHandle>,
+    /// The step size `step()` uses when given none, s.
+    timestep: f64,
+    /// Committed steps (stored in snapshots as their step count).
+    steps: u64,
+    /// The scene's name and step count, for worlds read from a scene.
+    scene: Option<(String, u64)>,
+}
+
+/// The stepper settings `solver=` names.
+fn solver_of(name: &str, iterations: i64, omega: f64, tolerance: f64) -> PyResult<Solver> {
+    match name {
+        "exact" => Ok(Solver::exact()),
+        "iterative" => {
+            let iterations = usize::try_from(iterations).map_err(|_| {
+                werr(format!(
+                    "setting `iterations` = {iterations} is invalid: must be >= 1"
+                ))
+            })?;
+            Ok(Solver::Iterative(IterativeSettings {
+                iterations,
+                omega,
+                tolerance,
+                ..IterativeSettings::default()
+            }))
+        }
+        other => Err(werr(format!(
+            "solver must be \"exact\" or \"iterative\", got {other:?}"
+        ))),
+    }
+}
+
+/// A step size argument: finite and > 0.
+fn check_timestep(h: f64) -> PyResult<f64> {
+    if h.is_finite() && h > 0.0 {
+        Ok(h)
+    } else {
+        Err(werr(format!("timestep must be finite and > 0, got {h}")))
+    }
+}
+
+/// `(lower, upper)` as a limit.
+fn limit_of(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<JointLimit>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    let [lower, upper] = numbers::<2>(obj, what, werr)?;
+    JointLimit::new(lower, upper)
+        .map(Some)
+        .map_err(|e| werr(format!("{what}: invalid joint: {e}")))
+}
+
+/// `(target_velocity, max_force)` as a motor.
+fn motor_of(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<JointMotor>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    let [velocity, max_force] = numbers::<2>(obj, what, werr)?;
+    JointMotor::new(velocity, max_force)
+        .map(Some)
+        .map_err(|e| werr(format!("{what}: invalid joint: {e}")))
+}
+
+/// The limit and motor of one joint axis.
+fn control(
+    limit: Option<&Bound<'_, PyAny>>,
+    motor: Option<&Bound<'_, PyAny>>,
+    names: (&str, &str),
+) -> PyResult<AxisControl> {
+    Ok(AxisControl {
+        limit: limit_of(limit, names.0)?,
+        motor: motor_of(motor, names.1)?,
+    })
+}
+
+/// Options every joint constructor takes.
+struct JointOptions {
+    name: Option<String>,
+    erp: Option<f64>,
+    cfm: Option<f64>,
+    break_force: Option<f64>,
+    break_torque: Option<f64>,
+}
+
+impl PyWorld {
+    fn empty(world: World, timestep: f64) -> Self {
+        Self {
+            world,
+            names: Names::default(),
+            colliders: Vec::new(),
+            timestep,
+            steps: 0,
+            scene: None,
+        }
+    }
+
+    /// A world read back from snapshot bytes, named by `body_names` and `joint_names`.
+    fn restore(
+        data: &[u8],
+        body_names: &[Option<String>],
+        joint_names: &[Option<String>],
+        timestep: f64,
+    ) -> PyResult<Self> {
+        let snapshot = World::load_snapshot(data).map_err(snapshot_error)?;
+        let names = Names::of_world(&snapshot.world, body_names, joint_names);
+        let colliders = snapshot.world.colliders().map(|(h, _)| h).collect();
+        Ok(Self {
+            world: snapshot.world,
+            names,
+            colliders,
+            timestep: check_timestep(timestep)?,
+            steps: snapshot.step,
+            scene: None,
+        })
+    }
+
+    /// The world of a built scene, with the scene's names.
+    fn of_scene(built: BuiltScene) -> Self {
+        let mut this = Self::empty(built.world, built.h);
+        for body in &built.bodies {
+            this.names.bodies.push(body.handle, Some(body.name.clone()));
+        }
+        for joint in &built.joints {
+            this.names
+                .joints
+                .push(joint.handle, Some(joint.name.clone()));
+        }
+        this.colliders = this.world.colliders().map(|(h, _)| h).collect();
+        this.scene = Some((built.name, built.steps));
+        this
+    }
+
+    /// The body an index or name argument names.
+    fn body(&self, obj: &Bound<'_, PyAny>) -> PyResult<BodyHandle> {
+        self.names.bodies.resolve(obj, "body")
+    }
+
+    /// A joint's second end: a body, or the static world (`None` or `"world"`).
+    fn other_body(&self, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<BodyHandle>> {
+        match obj {
+            None => Ok(None),
+            Some(o) if o.is_none() => Ok(None),
+            Some(o) if o.extract::<String>().is_ok_and(|s| s == WORLD) => Ok(None),
+            Some(o) => self.body(o).map(Some),
+        }
+    }
+
+    fn joint(&self, obj: &Bound<'_, PyAny>) -> PyResult<stiction::JointHandle> {
+        self.names.joints.resolve(obj, "joint")
+    }
+
+    /// Adds a joint description with the common options; returns its index.
+    fn add_joint_kind(
+        &mut self,
+        body_a: BodyHandle,
+        body_b: Option<BodyHandle>,
+        kind: JointKind,
+        options: JointOptions,
+    ) -> PyResult<usize> {
+        self.names
+            .joints
+            .check_name(options.name.as_deref(), "joint")?;
+        let mut builder = JointBuilder::new(body_a, body_b, kind);
+        if options.erp.is_some() || options.cfm.is_some() {
+            let world = self.world.settings().softness;
+            builder = builder.softness(Softness {
+                erp: options.erp.unwrap_or(world.erp),
+                cfm: options.cfm.unwrap_or(world.cfm),
+            });
+        }
+        if let Some(f) = options.break_force {
+            builder = builder.break_force(f);
+        }
+        if let Some(t) = options.break_torque {
+            builder = builder.break_torque(t);
+        }
+        let handle = self.world.add_joint(builder).map_err(world_error)?;
+        Ok(self.names.joints.push(handle, options.name))
+    }
+
+    /// The two ends' poses.
+    fn poses(
+        &self,
+        a: BodyHandle,
+        b: Option<BodyHandle>,
+    ) -> PyResult<(stiction::Pose, stiction::Pose)> {
+        Ok((
+            self.world.pose(Some(a)).map_err(world_error)?,
+            self.world.pose(b).map_err(world_error)?,
+        ))
+    }
+
+    /// One row per body of `f(body)`.
+    fn per_body<const K: usize>(&self, f: impl Fn(&stiction::RigidBody) -> [f64; K]) -> Vec<f64> {
+        let mut data = Vec::with_capacity(self.names.bodies.len() * K);
+        for &h in &self.names.bodies.handles {
+            // Registered handles are live (bodies are never removed through this API).
+            match self.world.body(h) {
+                Ok(body) => data.extend_from_slice(&f(body)),
+                Err(_) => data.extend_from_slice(&[f64::NAN; K]),
+            }
+        }
+        data
+    }
+
+    /// The (N, K) array argument `name` of `set_state`, or `None`.
+    fn state_rows<const K: usize>(
+        &self,
+        array: Option<&PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        what: &str,
+    ) -> PyResult<Option<Vec<[f64; K]>>> {
+        let Some(array) = array else {
+            return Ok(None);
+        };
+        let n = self.names.bodies.len();
+        let (_, data) = matrix_data(array, what, &[Some(n), Some(K)], werr)?;
+        let rows = data
+            .chunks_exact(K)
+            .map(|c| <[f64; K]>::try_from(c).unwrap_or([f64::NAN; K]))
+            .collect();
+        Ok(Some(rows))
+    }
+
+    fn step_error(&self, e: &stiction::WorldError, done: usize, n: usize) -> PyErr {
+        let message = self.names.describe_step_error(e);
+        let message = if n > 1 {
+            format!("step {} of {n} failed: {message}", done + 1)
+        } else {
+            message
+        };
+        StepError::new_err(message)
+    }
+}
+
+#[pymethods]
+impl PyWorld {
+    /// An empty world. `solver` is `"exact"` (Dantzig pivoting per island, ODE's
+    /// `dWorldStep`) or `"iterative"` (projected Gauss-Seidel with `iterations` sweeps,
+    /// `dWorldQuickStep`).
+    #[new]
+    #[pyo3(signature = (gravity=None, solver="exact", *, timestep=1.0/60.0, erp=None, cfm=None, iterations=20, omega=1.0, tolerance=0.0, post_stabilization=true, sleeping=false, restitution_threshold=None, capture_problems=false))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python constructor.
+    fn new(
+        gravity: Option<&Bound<'_, PyAny>>,
+        solver: &str,
+        timestep: f64,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        iterations: i64,
+        omega: f64,
+        tolerance: f64,
+        post_stabilization: bool,
+        sleeping: bool,
+        restitution_threshold: Option<f64>,
+        capture_problems: bool,
+    ) -> PyResult<Self> {
+        let mut settings = WorldSettings::default();
+        if let Some(g) = gravity.filter(|g| !g.is_none()) {
+            settings.gravity = vec3(g, "gravity", werr)?;
+        }
+        settings.solver = solver_of(solver, iterations, omega, tolerance)?;
+        if let Some(erp) = erp {
+            settings.softness.erp = erp;
+        }
+        if let Some(cfm) = cfm {
+            settings.softness.cfm = cfm;
+        }
+        if !post_stabilization {
+            settings.post_stabilization = PostStabilization::OFF;
+        }
+        if sleeping {
+            settings.sleep = SleepSettings::on();
+        }
+        if let Some(t) = restitution_threshold {
+            settings.contacts.restitution_threshold = t;
+        }
+        let mut world = World::with_settings(settings).map_err(world_error)?;
+        world.set_capture_problems(capture_problems);
+        Ok(Self::empty(world, check_timestep(timestep)?))
+    }
+
+    /// A world built from a scene file (TOML or JSON), a built-in scene's name
+    /// (`"pendulum"`), or scene text, by the `stiction` command's own reader: the same
+    /// defaults, the same validation and the same error messages.
+    #[staticmethod]
+    #[pyo3(signature = (source, *, format=None, solver=None))]
+    fn from_scene(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        format: Option<&str>,
+        solver: Option<&str>,
+    ) -> PyResult<Self> {
+        let scene_error = |e: stiction_cli::scene::SceneError| SceneError::new_err(e.to_string());
+        let text: Option<String> = source.extract::<String>().ok();
+        let format = match format {
+            None => None,
+            Some("toml") => Some(Format::Toml),
+            Some("json") => Some(Format::Json),
+            Some(other) => {
+                return Err(SceneError::new_err(format!(
+                    "format must be \"toml\" or \"json\", got {other:?}"
+                )))
+            }
+        };
+        // Text when the caller says so or when it cannot be a path (a path has no line
+        // breaks and does not open a table or an object).
+        let is_text = format.is_some()
+            || text.as_deref().is_some_and(|t| {
+                let t = t.trim_start();
+                t.contains('\n') || t.starts_with('{') || t.starts_with('[')
+            });
+        let (mut file, label) = if let (true, Some(text)) = (is_text, &text) {
+            let format = format.unwrap_or(if text.trim_start().starts_with('{') {
+                Format::Json
+            } else {
+                Format::Toml
+            });
+            let label = PathBuf::from(match format {
+                Format::Toml => "<scene>.toml",
+                Format::Json => "<scene>.json",
+            });
+            (
+                parse_scene(text, format, &label).map_err(scene_error)?,
+                label,
+            )
+        } else {
+            let path: PathBuf = match text {
+                Some(t) => PathBuf::from(t),
+                None => source.extract().map_err(|_| {
+                    PyTypeError::new_err("source must be a path (str or os.PathLike) or scene text")
+                })?,
+            };
+            let source = Source::of(&path);
+            (source.read().map_err(scene_error)?, source.label())
+        };
+        if let Some(solver) = solver {
+            file.world.solver.kind = match solver {
+                "exact" => SolverKind::Exact,
+                "iterative" => SolverKind::Iterative,
+                other => {
+                    return Err(SceneError::new_err(format!(
+                        "solver must be \"exact\" or \"iterative\", got {other:?}"
+                    )))
+                }
+            };
+        }
+        let built = py
+            .detach(|| check_and_build(&file, &label))
+            .map_err(scene_error)?;
+        Ok(Self::of_scene(built))
+    }
+
+    /// A world read back from `snapshot()` bytes (or a `stiction run --snapshot-every`
+    /// file's contents). Bodies and joints are unnamed; their indices are those of the
+    /// world that was saved.
+    #[staticmethod]
+    #[pyo3(signature = (data, *, timestep=1.0/60.0))]
+    fn from_snapshot(data: &[u8], timestep: f64) -> PyResult<Self> {
+        Self::restore(data, &[], &[], timestep)
+    }
+
+    /// The complete state as bytes (the engine's versioned, checksummed snapshot format,
+    /// the one `stiction run --snapshot-every` writes), with the step count.
+    fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let mut bytes = Vec::new();
+        self.world
+            .save_snapshot(&mut bytes, self.steps)
+            .map_err(snapshot_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let py = slf.py();
+        let this = slf.borrow();
+        let data = this.snapshot(py)?;
+        let load = py
+            .import("stiction._stiction")?
+            .getattr("_world_from_pickle")?;
+        let args = (
+            data,
+            this.names.bodies.names.clone(),
+            this.names.joints.names.clone(),
+            this.timestep,
+            this.scene.clone(),
+        )
+            .into_pyobject(py)?
+            .into_any();
+        Ok((load, args))
+    }
+
+    /// An independent copy that continues bit for bit as this world would.
+    fn copy(&self) -> Self {
+        self.clone()
+    }
+
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "World({} bodies, {} joints, {} colliders, t={} s{})",
+            self.names.bodies.len(),
+            self.names.joints.len(),
+            self.colliders.len(),
+            self.world.time(),
+            self.scene
+                .as_ref()
+                .map(|(n, _)| format!(", scene {n:?}"))
+                .unwrap_or_default()
+        )
+    }
+
+    // ----- bodies, colliders, joints -----
+
+    /// Adds a body; returns its index (its row in the state arrays).
+    #[pyo3(signature = (kind="dynamic", *, mass=None, inertia=None, position=None, orientation=None, velocity=None, angular_velocity=None, gravity=true, linear_damping=0.0, angular_damping=0.0, name=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_body(
+        &mut self,
+        kind: &str,
+        mass: Option<f64>,
+        inertia: Option<&Bound<'_, PyAny>>,
+        position: Option<&Bound<'_, PyAny>>,
+        orientation: Option<&Bound<'_, PyAny>>,
+        velocity: Option<&Bound<'_, PyAny>>,
+        angular_velocity: Option<&Bound<'_, PyAny>>,
+        gravity: bool,
+        linear_damping: f64,
+        angular_damping: f64,
+        name: Option<String>,
+    ) -> PyResult<usize> {
+        if name.as_deref() == Some(WORLD) {
+            return Err(werr(
+                "a body cannot be named `world`: the name stands for the static world".into(),
+            ));
+        }
+        self.names.bodies.check_name(name.as_deref(), "body")?;
+        let kind = match kind {
+            "dynamic" => BodyKind::Dynamic,
+            "kinematic" => BodyKind::Kinematic,
+            "static" => BodyKind::Static,
+            other => {
+                return Err(werr(format!(
+                    "kind must be \"dynamic\", \"kinematic\" or \"static\", got {other:?}"
+                )))
+            }
+        };
+        let mut builder = RigidBodyBuilder::new(kind)
+            .gravity(gravity)
+            .linear_damping(linear_damping)
+            .angular_damping(angular_damping);
+        if mass.is_some() || inertia.is_some() {
+            let m = mass.unwrap_or(1.0);
+            let invalid = |e: stiction::MassPropertiesError| {
+                world_error(stiction::BodyError::MassProperties(e))
+            };
+            let props = match inertia.filter(|i| !i.is_none()) {
+                // The builder's default body: a solid ball of radius 0.5 m.
+                None => MassProperties::from_principal(m, Vec3::splat(0.1 * m)),
+                Some(i) => match numbers::<3>(i, "inertia", werr) {
+                    Ok(moments) => MassProperties::from_principal(m, Vec3::from_array(moments)),
+                    Err(_) => {
+                        let rows: Vec<Vec<f64>> = i.extract().map_err(|_| {
+                            PyTypeError::new_err(
+                                "inertia must be 3 principal moments or a 3 x 3 tensor",
+                            )
+                        })?;
+                        let tensor: Vec<[f64; 3]> = rows
+                            .iter()
+                            .filter_map(|r| <[f64; 3]>::try_from(r.as_slice()).ok())
+                            .collect();
+                        let [r0, r1, r2] = tensor[..] else {
+                            return Err(werr(
+                                "inertia must be 3 principal moments or a 3 x 3 tensor".into(),
+                            ));
+                        };
+                        // Rows of a symmetric tensor are its columns.
+                        let tensor = Mat3::from_cols_array_2d(&[r0, r1, r2]).transpose();
+                        MassProperties::new(m, Vec3::ZERO, tensor)
+                    }
+                },
+            }
+            .map_err(invalid)?;
+            builder = builder.mass_properties(props);
+        }
+        if let Some(p) = position.filter(|p| !p.is_none()) {
+            builder = builder.position(vec3(p, "position", werr)?);
+        }
+        if let Some(q) = orientation.filter(|q| !q.is_none()) {
+            builder = builder.orientation(quat(q, "orientation", werr)?);
+        }
+        if let Some(v) = velocity.filter(|v| !v.is_none()) {
+            builder = builder.linear_velocity(vec3(v, "velocity", werr)?);
+        }
+        if let Some(w) = angular_velocity.filter(|w| !w.is_none()) {
+            builder = builder.angular_velocity(vec3(w, "angular_velocity", werr)?);
+        }
+        let body = builder.build().map_err(world_error)?;
+        let handle = self.world.add_body(body);
+        Ok(self.names.bodies.push(handle, name))
+    }
+
+    /// Adds a collider to `body` (index or name; `None`: static world geometry, posed in
+    /// the world frame); returns its index.
+    #[pyo3(signature = (shape, body=None, *, radius=None, half_extents=None, half_height=None, normal=None, points=None, vertices=None, triangles=None, heights=None, scale=None, position=None, orientation=None, friction=None, restitution=None, restitution_threshold=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_collider(
+        &mut self,
+        shape: &str,
+        body: Option<&Bound<'_, PyAny>>,
+        radius: Option<f64>,
+        half_extents: Option<&Bound<'_, PyAny>>,
+        half_height: Option<f64>,
+        normal: Option<&Bound<'_, PyAny>>,
+        points: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        vertices: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        triangles: Option<&Bound<'_, PyAny>>,
+        heights: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        scale: Option<&Bound<'_, PyAny>>,
+        position: Option<&Bound<'_, PyAny>>,
+        orientation: Option<&Bound<'_, PyAny>>,
+        friction: Option<f64>,
+        restitution: Option<f64>,
+        restitution_threshold: Option<f64>,
+    ) -> PyResult<usize> {
+        let body = self.other_body(body)?;
+        let given = [
+            ("radius", radius.is_some()),
+            ("half_extents", half_extents.is_some()),
+            ("half_height", half_height.is_some()),
+            ("normal", normal.is_some()),
+            ("points", points.is_some()),
+            ("vertices", vertices.is_some()),
+            ("triangles", triangles.is_some()),
+            ("heights", heights.is_some()),
+            ("scale", scale.is_some()),
+        ];
+        let (takes, needs): (&[&str], &[&str]) = match shape {
+            "sphere" | "ball" => (&["radius"], &["radius"]),
+            "box" | "cuboid" => (&["half_extents"], &["half_extents"]),
+            "capsule" | "cylinder" | "cone" => {
+                (&["radius", "half_height"], &["radius", "half_height"])
+            }
+            "halfspace" | "plane" => (&["normal"], &[]),
+            "convex_hull" => (&["points"], &["points"]),
+            "trimesh" => (&["vertices", "triangles"], &["vertices", "triangles"]),
+            "heightfield" => (&["heights", "scale"], &["heights"]),
+            other => {
+                return Err(werr(format!(
+                    "unknown shape {other:?}: expected sphere, box, capsule, cylinder, cone, \
+                     halfspace, convex_hull, trimesh or heightfield"
+                )))
+            }
+        };
+        for (arg, is_given) in given {
+            if is_given && !takes.contains(&arg) {
+                return Err(werr(format!(
+                    "a {shape} takes {}, not {arg}=",
+                    takes
+                        .iter()
+                        .map(|t| format!("{t}="))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                )));
+            }
+        }
+        for arg in needs {
+            if !given.iter().any(|(g, is)| g == arg && *is) {
+                return Err(werr(format!("a {shape} needs {arg}=")));
+            }
+        }
+        let r = radius.unwrap_or(0.0);
+        let hh = half_height.unwrap_or(0.0);
+        let builder = match shape {
+            "sphere" | "ball" => ColliderBuilder::ball(r),
+            "box" | "cuboid" => {
+                let half =
+                    half_extents.map_or(Ok(Vec3::ZERO), |h| vec3(h, "half_extents", werr))?;
+                ColliderBuilder::cuboid(half)
+            }
+            "capsule" => ColliderBuilder::capsule(hh, r),
+            "cylinder" => ColliderBuilder::cylinder(hh, r),
+            "cone" => ColliderBuilder::cone(hh, r),
+            "halfspace" | "plane" => {
+                let n = normal.map_or(Ok(Vec3::Z), |n| vec3(n, "normal", werr))?;
+                ColliderBuilder::halfspace(n)
+            }
+            "convex_hull" => {
+                let array = points.as_ref().ok_or_else(|| werr("points".into()))?;
+                let (_, data) = matrix_data(array, "points", &[None, Some(3)], werr)?;
+                let pts: Vec<Vec3> = data
+                    .chunks_exact(3)
+                    .map(|c| Vec3::new(c[0], c[1], c[2]))
+                    .collect();
+                ColliderBuilder::convex_hull(&pts)
+            }
+            "trimesh" => {
+                let array = vertices.as_ref().ok_or_else(|| werr("vertices".into()))?;
+                let (_, data) = matrix_data(array, "vertices", &[None, Some(3)], werr)?;
+                let verts: Vec<Vec3> = data
+                    .chunks_exact(3)
+                    .map(|c| Vec3::new(c[0], c[1], c[2]))
+                    .collect();
+                let tris: Vec<Vec<i64>> = triangles
+                    .map(|t| t.extract())
+                    .transpose()
+                    .map_err(|_| {
+                        PyTypeError::new_err("triangles must be an (M, 3) array of vertex indices")
+                    })?
+                    .unwrap_or_default();
+                let mut indices = Vec::with_capacity(tris.len());
+                for (k, t) in tris.iter().enumerate() {
+                    let tri = <[i64; 3]>::try_from(t.as_slice()).map_err(|_| {
+                        werr(format!(
+                            "triangles[{k}] must have 3 vertex indices, got {}",
+                            t.len()
+                        ))
+                    })?;
+                    let mut out = [0u32; 3];
+                    for (o, &i) in out.iter_mut().zip(&tri) {
+                        *o = u32::try_from(i).map_err(|_| {
+                            werr(format!("triangles[{k}]: vertex index {i} is out of range"))
+                        })?;
+                    }
+                    indices.push(out);
+                }
+                ColliderBuilder::trimesh(verts, indices)
+            }
+            _ => {
+                // heightfield
+                let array = heights.as_ref().ok_or_else(|| werr("heights".into()))?;
+                let (shape, data) = matrix_data(array, "heights", &[None, None], werr)?;
+                let scale = scale.map_or(Ok(Vec3::ONE), |s| vec3(s, "scale", werr))?;
+                ColliderBuilder::heightfield(shape[0], shape[1], &data, scale)
+            }
+        }
+        .map_err(world_error)?;
+        let mut builder = builder;
+        if let Some(p) = position.filter(|p| !p.is_none()) {
+            builder = builder.position(vec3(p, "position", werr)?);
+        }
+        if let Some(q) = orientation.filter(|q| !q.is_none()) {
+            builder = builder.rotation(quat(q, "orientation", werr)?);
+        }
+        let mut material = stiction::Material::DEFAULT;
+        if let Some(f) = friction {
+            material.friction = f;
+        }
+        if let Some(e) = restitution {
+            material.restitution = e;
+        }
+        material.restitution_threshold = restitution_threshold;
+        builder = builder.material(material);
+        let handle = self
+            .world
+            .add_collider(builder, body)
+            .map_err(world_error)?;
+        self.colliders.push(handle);
+        Ok(self.colliders.len() - 1)
+    }
+
+    /// A ball-and-socket joint at the world point `anchor`; returns the joint's index.
+    #[pyo3(signature = (body_a, body_b=None, *, anchor, name=None, erp=None, cfm=None, break_force=None, break_torque=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_ball_joint(
+        &mut self,
+        body_a: &Bound<'_, PyAny>,
+        body_b: Option<&Bound<'_, PyAny>>,
+        anchor: &Bound<'_, PyAny>,
+        name: Option<String>,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        break_force: Option<f64>,
+        break_torque: Option<f64>,
+    ) -> PyResult<usize> {
+        let (a, b) = (self.body(body_a)?, self.other_body(body_b)?);
+        let (pa, pb) = self.poses(a, b)?;
+        let anchor = vec3(anchor, "anchor", werr)?;
+        let joint = BallJoint::at_world_point(anchor, &pa, &pb).map_err(world_error)?;
+        let options = JointOptions {
+            name,
+            erp,
+            cfm,
+            break_force,
+            break_torque,
+        };
+        self.add_joint_kind(a, b, joint.into(), options)
+    }
+
+    /// A hinge about the world line through `anchor` along `axis`, with an optional angle
+    /// `limit=(lower, upper)` (rad) and `motor=(target_velocity, max_torque)`.
+    #[pyo3(signature = (body_a, body_b=None, *, anchor, axis, limit=None, motor=None, name=None, erp=None, cfm=None, break_force=None, break_torque=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_hinge_joint(
+        &mut self,
+        body_a: &Bound<'_, PyAny>,
+        body_b: Option<&Bound<'_, PyAny>>,
+        anchor: &Bound<'_, PyAny>,
+        axis: &Bound<'_, PyAny>,
+        limit: Option<&Bound<'_, PyAny>>,
+        motor: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        break_force: Option<f64>,
+        break_torque: Option<f64>,
+    ) -> PyResult<usize> {
+        let (a, b) = (self.body(body_a)?, self.other_body(body_b)?);
+        let (pa, pb) = self.poses(a, b)?;
+        let (anchor, axis) = (vec3(anchor, "anchor", werr)?, vec3(axis, "axis", werr)?);
+        let joint = HingeJoint::at_world_axis(anchor, axis, &pa, &pb)
+            .map_err(world_error)?
+            .with_control(control(limit, motor, ("limit", "motor"))?);
+        let options = JointOptions {
+            name,
+            erp,
+            cfm,
+            break_force,
+            break_torque,
+        };
+        self.add_joint_kind(a, b, joint.into(), options)
+    }
+
+    /// A prismatic joint along the world direction `axis` (orientation locked), with an
+    /// optional `limit` (m) and `motor=(target_velocity, max_force)`.
+    #[pyo3(signature = (body_a, body_b=None, *, axis, limit=None, motor=None, name=None, erp=None, cfm=None, break_force=None, break_torque=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_slider_joint(
+        &mut self,
+        body_a: &Bound<'_, PyAny>,
+        body_b: Option<&Bound<'_, PyAny>>,
+        axis: &Bound<'_, PyAny>,
+        limit: Option<&Bound<'_, PyAny>>,
+        motor: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        break_force: Option<f64>,
+        break_torque: Option<f64>,
+    ) -> PyResult<usize> {
+        let (a, b) = (self.body(body_a)?, self.other_body(body_b)?);
+        let (pa, pb) = self.poses(a, b)?;
+        let axis = vec3(axis, "axis", werr)?;
+        let joint = SliderJoint::along_world_axis(axis, &pa, &pb)
+            .map_err(world_error)?
+            .with_control(control(limit, motor, ("limit", "motor"))?);
+        let options = JointOptions {
+            name,
+            erp,
+            cfm,
+            break_force,
+            break_torque,
+        };
+        self.add_joint_kind(a, b, joint.into(), options)
+    }
+
+    /// Welds `body_a` to `body_b` (or the world) where they are now.
+    #[pyo3(signature = (body_a, body_b=None, *, name=None, erp=None, cfm=None, break_force=None, break_torque=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_fixed_joint(
+        &mut self,
+        body_a: &Bound<'_, PyAny>,
+        body_b: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        break_force: Option<f64>,
+        break_torque: Option<f64>,
+    ) -> PyResult<usize> {
+        let (a, b) = (self.body(body_a)?, self.other_body(body_b)?);
+        let (pa, pb) = self.poses(a, b)?;
+        let joint = FixedJoint::at_current_poses(&pa, &pb);
+        let options = JointOptions {
+            name,
+            erp,
+            cfm,
+            break_force,
+            break_torque,
+        };
+        self.add_joint_kind(a, b, joint.into(), options)
+    }
+
+    /// A rod between the world points `anchor_a` (on A) and `anchor_b` (on B or the
+    /// world), keeping their current distance (or `distance`); `limit=(min, max)` makes it
+    /// a range (a rope: `(0, length)`).
+    #[pyo3(signature = (body_a, body_b=None, *, anchor_a, anchor_b, distance=None, limit=None, name=None, erp=None, cfm=None, break_force=None, break_torque=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_distance_joint(
+        &mut self,
+        body_a: &Bound<'_, PyAny>,
+        body_b: Option<&Bound<'_, PyAny>>,
+        anchor_a: &Bound<'_, PyAny>,
+        anchor_b: &Bound<'_, PyAny>,
+        distance: Option<f64>,
+        limit: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        break_force: Option<f64>,
+        break_torque: Option<f64>,
+    ) -> PyResult<usize> {
+        let (a, b) = (self.body(body_a)?, self.other_body(body_b)?);
+        let (pa, pb) = self.poses(a, b)?;
+        let anchor_a = vec3(anchor_a, "anchor_a", werr)?;
+        let anchor_b = vec3(anchor_b, "anchor_b", werr)?;
+        let mut joint = DistanceJoint::between_world_points(anchor_a, anchor_b, &pa, &pb)
+            .map_err(world_error)?;
+        if let Some(d) = distance {
+            joint.distance = d;
+        }
+        if let Some(l) = limit_of(limit, "limit")? {
+            joint = joint.with_limit(l);
+        }
+        let options = JointOptions {
+            name,
+            erp,
+            cfm,
+            break_force,
+            break_torque,
+        };
+        self.add_joint_kind(a, b, joint.into(), options)
+    }
+
+    /// A universal joint at `anchor` with `axis_a` fixed in A and `axis_b` in B; limits and
+    /// motors per axis (`limit`/`motor` for axis 0, `limit2`/`motor2` for axis 1).
+    #[pyo3(signature = (body_a, body_b=None, *, anchor, axis_a, axis_b, limit=None, motor=None, limit2=None, motor2=None, name=None, erp=None, cfm=None, break_force=None, break_torque=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_universal_joint(
+        &mut self,
+        body_a: &Bound<'_, PyAny>,
+        body_b: Option<&Bound<'_, PyAny>>,
+        anchor: &Bound<'_, PyAny>,
+        axis_a: &Bound<'_, PyAny>,
+        axis_b: &Bound<'_, PyAny>,
+        limit: Option<&Bound<'_, PyAny>>,
+        motor: Option<&Bound<'_, PyAny>>,
+        limit2: Option<&Bound<'_, PyAny>>,
+        motor2: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        break_force: Option<f64>,
+        break_torque: Option<f64>,
+    ) -> PyResult<usize> {
+        let (a, b) = (self.body(body_a)?, self.other_body(body_b)?);
+        let (pa, pb) = self.poses(a, b)?;
+        let anchor = vec3(anchor, "anchor", werr)?;
+        let axis_a = vec3(axis_a, "axis_a", werr)?;
+        let axis_b = vec3(axis_b, "axis_b", werr)?;
+        let joint = UniversalJoint::at_world_point(anchor, axis_a, axis_b, &pa, &pb)
+            .map_err(world_error)?
+            .with_control(0, control(limit, motor, ("limit", "motor"))?)
+            .with_control(1, control(limit2, motor2, ("limit2", "motor2"))?);
+        let options = JointOptions {
+            name,
+            erp,
+            cfm,
+            break_force,
+            break_torque,
+        };
+        self.add_joint_kind(a, b, joint.into(), options)
+    }
+
+    /// A hinge-2 (a steered, driven wheel) between `wheel` and `chassis` at `anchor`:
+    /// `steering_limit`/`steering_motor` on the steering axis, `wheel_motor` on the wheel
+    /// axis, `suspension=(stiffness, damping)` along the steering axis.
+    #[pyo3(signature = (wheel, chassis=None, *, anchor, steering_axis, wheel_axis, steering_limit=None, steering_motor=None, wheel_motor=None, suspension=None, name=None, erp=None, cfm=None, break_force=None, break_torque=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn add_hinge2_joint(
+        &mut self,
+        wheel: &Bound<'_, PyAny>,
+        chassis: Option<&Bound<'_, PyAny>>,
+        anchor: &Bound<'_, PyAny>,
+        steering_axis: &Bound<'_, PyAny>,
+        wheel_axis: &Bound<'_, PyAny>,
+        steering_limit: Option<&Bound<'_, PyAny>>,
+        steering_motor: Option<&Bound<'_, PyAny>>,
+        wheel_motor: Option<&Bound<'_, PyAny>>,
+        suspension: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        break_force: Option<f64>,
+        break_torque: Option<f64>,
+    ) -> PyResult<usize> {
+        let (a, b) = (self.body(wheel)?, self.other_body(chassis)?);
+        let (pa, pb) = self.poses(a, b)?;
+        let anchor = vec3(anchor, "anchor", werr)?;
+        let steering = vec3(steering_axis, "steering_axis", werr)?;
+        let wheel_axis = vec3(wheel_axis, "wheel_axis", werr)?;
+        let mut joint = Hinge2Joint::at_world_point(anchor, steering, wheel_axis, &pa, &pb)
+            .map_err(world_error)?;
+        joint.steering = control(
+            steering_limit,
+            steering_motor,
+            ("steering_limit", "steering_motor"),
+        )?;
+        joint.wheel = control(None, wheel_motor, ("", "wheel_motor"))?;
+        if let Some(s) = suspension.filter(|s| !s.is_none()) {
+            let [k, c] = numbers::<2>(s, "suspension", werr)?;
+            joint = joint.with_suspension(k, c).map_err(world_error)?;
+        }
+        let options = JointOptions {
+            name,
+            erp,
+            cfm,
+            break_force,
+            break_torque,
+        };
+        self.add_joint_kind(a, b, joint.into(), options)
+    }
+
+    /// Sets (or, with `target_velocity=None`, removes) the motor of a joint axis.
+    #[pyo3(signature = (joint, target_velocity=None, max_force=None, *, axis=0))]
+    fn set_motor(
+        &mut self,
+        joint: &Bound<'_, PyAny>,
+        target_velocity: Option<f64>,
+        max_force: Option<f64>,
+        axis: usize,
+    ) -> PyResult<()> {
+        let handle = self.joint(joint)?;
+        let motor = match target_velocity {
+            None => None,
+            Some(v) => Some(
+                JointMotor::new(v, max_force.unwrap_or(f64::NAN))
+                    .map_err(|e| world_error(stiction::WorldError::InvalidJoint(e)))?,
+            ),
+        };
+        self.world
+            .joint_mut(handle)
+            .map_err(world_error)?
+            .set_motor(axis, motor)
+            .map_err(world_error)
+    }
+
+    /// Sets (or, with `lower=None`, removes) the limit of a joint axis.
+    #[pyo3(signature = (joint, lower=None, upper=None, *, axis=0))]
+    fn set_limit(
+        &mut self,
+        joint: &Bound<'_, PyAny>,
+        lower: Option<f64>,
+        upper: Option<f64>,
+        axis: usize,
+    ) -> PyResult<()> {
+        let handle = self.joint(joint)?;
+        let limit = match lower {
+            None => None,
+            Some(lo) => Some(
+                JointLimit::new(lo, upper.unwrap_or(f64::NAN))
+                    .map_err(|e| world_error(stiction::WorldError::InvalidJoint(e)))?,
+            ),
+        };
+        self.world
+            .joint_mut(handle)
+            .map_err(world_error)?
+            .set_limit(axis, limit)
+            .map_err(world_error)
+    }
+
+    /// `(position, velocity)` of a joint's free coordinate `axis` (hinge angle in rad,
+    /// slider position in m, ...).
+    #[pyo3(signature = (joint, axis=0))]
+    fn joint_axis(&self, joint: &Bound<'_, PyAny>, axis: usize) -> PyResult<(f64, f64)> {
+        let handle = self.joint(joint)?;
+        let s = self
+            .world
+            .joint_axis_state(handle, axis)
+            .map_err(world_error)?;
+        Ok((s.position, s.velocity))
+    }
+
+    /// The index of the body named `name` (or checks an index).
+    fn body_index(&self, body: &Bound<'_, PyAny>) -> PyResult<usize> {
+        self.names.bodies.resolve_index(body, "body")
+    }
+
+    /// The index of the joint named `name` (or checks an index).
+    fn joint_index(&self, joint: &Bound<'_, PyAny>) -> PyResult<usize> {
+        self.names.joints.resolve_index(joint, "joint")
+    }
+
+    /// Body names in index order (`None`: unnamed).
+    #[getter]
+    fn body_names(&self) -> Vec<Option<String>> {
+        self.names.bodies.names.clone()
+    }
+
+    /// Joint names in index order (`None`: unnamed).
+    #[getter]
+    fn joint_names(&self) -> Vec<Option<String>> {
+        self.names.joints.names.clone()
+    }
+
+    /// Number of bodies (rows of the state arrays).
+    #[getter]
+    fn body_count(&self) -> usize {
+        self.names.bodies.len()
+    }
+
+    /// Number of joints.
+    #[getter]
+    fn joint_count(&self) -> usize {
+        self.names.joints.len()
+    }
+
+    /// Number of colliders.
+    #[getter]
+    fn collider_count(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// Each body's kind: `"dynamic"`, `"kinematic"` or `"static"`.
+    #[getter]
+    fn body_kinds(&self) -> Vec<&'static str> {
+        self.names
+            .bodies
+            .handles
+            .iter()
+            .map(|&h| match self.world.body(h).map(|b| b.kind()) {
+                Ok(BodyKind::Dynamic) => "dynamic",
+                Ok(BodyKind::Kinematic) => "kinematic",
+                _ => "static",
+            })
+            .collect()
+    }
+
+    /// Each body's mass, kg.
+    fn masses<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArray1<f64>> {
+        let data = self.per_body(|b| [b.mass()]);
+        crate::convert::array1(py, data)
+    }
+
+    // ----- settings -----
+
+    /// Simulated time, s.
+    #[getter]
+    fn time(&self) -> f64 {
+        self.world.time()
+    }
+
+    /// Committed steps since the world was made (carried by snapshots).
+    #[getter]
+    fn step_count(&self) -> u64 {
+        self.steps
+    }
+
+    /// The step size `step()` uses when given none, s (a scene's `world.step`).
+    #[getter]
+    fn get_timestep(&self) -> f64 {
+        self.timestep
+    }
+
+    #[setter]
+    fn set_timestep(&mut self, h: f64) -> PyResult<()> {
+        self.timestep = check_timestep(h)?;
+        Ok(())
+    }
+
+    /// Gravity, m/s^2, world frame.
+    #[getter]
+    fn get_gravity(&self) -> [f64; 3] {
+        self.world.settings().gravity.to_array()
+    }
+
+    #[setter]
+    fn set_gravity(&mut self, g: &Bound<'_, PyAny>) -> PyResult<()> {
+        let g = vec3(g, "gravity", werr)?;
+        self.world.set_gravity(g).map_err(world_error)
+    }
+
+    /// `"exact"` or `"iterative"`.
+    #[getter]
+    fn solver(&self) -> &'static str {
+        match self.world.settings().solver {
+            Solver::Exact(_) => "exact",
+            Solver::Iterative(_) => "iterative",
+        }
+    }
+
+    /// Chooses the stepper.
+    #[pyo3(signature = (solver, *, iterations=20, omega=1.0, tolerance=0.0))]
+    fn set_solver(
+        &mut self,
+        solver: &str,
+        iterations: i64,
+        omega: f64,
+        tolerance: f64,
+    ) -> PyResult<()> {
+        let solver = solver_of(solver, iterations, omega, tolerance)?;
+        self.world.set_solver(solver).map_err(world_error)
+    }
+
+    /// The scene's name, for a world read from a scene.
+    #[getter]
+    fn scene_name(&self) -> Option<String> {
+        self.scene.as_ref().map(|(n, _)| n.clone())
+    }
+
+    /// The steps the scene asks for (its `steps` or `duration`), for a world read from a
+    /// scene.
+    #[getter]
+    fn scene_steps(&self) -> Option<u64> {
+        self.scene.as_ref().map(|(_, s)| *s)
+    }
+
+    // ----- stepping -----
+
+    /// Advances the world by `n` steps of `h` seconds (default: `timestep`), with the GIL
+    /// released. Returns the last step's statistics. A refused step raises `StepError`
+    /// and changes nothing; the steps before it (with `n > 1`) are kept, and the error's
+    /// `completed_steps` says how many.
+    #[pyo3(signature = (h=None, n=1))]
+    fn step(&mut self, py: Python<'_>, h: Option<f64>, n: i64) -> PyResult<PyStepStats> {
+        let h = h.unwrap_or(self.timestep);
+        let n = usize::try_from(n)
+            .map_err(|_| StepError::new_err(format!("n must be >= 0, got {n}")))?;
+        let world = &mut self.world;
+        let (done, outcome) = py.detach(|| {
+            for k in 0..n {
+                if let Err(e) = world.step(h) {
+                    return (k, Err(e));
+                }
+            }
+            (n, Ok(()))
+        });
+        self.steps += done as u64;
+        if let Err(e) = outcome {
+            let err = self.step_error(&e, done, n);
+            err.value(py).setattr("completed_steps", done)?;
+            return Err(err);
+        }
+        Ok(PyStepStats::from_stats(self.world.step_stats()))
+    }
+
+    /// Statistics of the last step (committed or refused).
+    #[getter]
+    fn stats(&self) -> PyStepStats {
+        PyStepStats::from_stats(self.world.step_stats())
+    }
+
+    // ----- state -----
+
+    /// Centre-of-mass positions, (N, 3), m, one row per body index.
+    fn positions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let data = self.per_body(|b| b.position().to_array());
+        array2(py, self.names.bodies.len(), 3, data)
+    }
+
+    /// Orientations as unit quaternions in (w, x, y, z) order, (N, 4).
+    fn orientations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let data = self.per_body(|b| wxyz(b.orientation()));
+        array2(py, self.names.bodies.len(), 4, data)
+    }
+
+    /// Linear velocities of the centres of mass, (N, 3), m/s, world frame.
+    fn linear_velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let data = self.per_body(|b| b.linear_velocity().to_array());
+        array2(py, self.names.bodies.len(), 3, data)
+    }
+
+    /// Angular velocities, (N, 3), rad/s, world frame.
+    fn angular_velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let data = self.per_body(|b| b.angular_velocity().to_array());
+        array2(py, self.names.bodies.len(), 3, data)
+    }
+
+    /// Sets any of the four state arrays (same shapes as the getters). Every value is
+    /// checked before any body changes: on error the world is unchanged. Bodies whose
+    /// state changed are woken.
+    #[pyo3(signature = (positions=None, orientations=None, linear_velocities=None, angular_velocities=None))]
+    fn set_state(
+        &mut self,
+        positions: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        orientations: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        linear_velocities: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        angular_velocities: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+    ) -> PyResult<()> {
+        let pos = self.state_rows::<3>(positions.as_ref(), "positions")?;
+        let ori = self.state_rows::<4>(orientations.as_ref(), "orientations")?;
+        let lin = self.state_rows::<3>(linear_velocities.as_ref(), "linear_velocities")?;
+        let ang = self.state_rows::<3>(angular_velocities.as_ref(), "angular_velocities")?;
+        // Apply to a copy of each body, then commit all or nothing.
+        let mut updated = Vec::with_capacity(self.names.bodies.len());
+        for (i, &h) in self.names.bodies.handles.iter().enumerate() {
+            let mut body = self.world.body(h).map_err(world_error)?.clone();
+            let before = body.clone();
+            let at = |e: stiction::BodyError| {
+                werr(format!("body {}: {e}", self.names.bodies.describe(h)))
+            };
+            if let Some(p) = &pos {
+                body.set_position(Vec3::from_array(p[i])).map_err(at)?;
+            }
+            if let Some(q) = &ori {
+                let [w, x, y, z] = q[i];
+                body.set_orientation(Quat::from_xyzw(x, y, z, w))
+                    .map_err(at)?;
+            }
+            if let Some(v) = &lin {
+                body.set_linear_velocity(Vec3::from_array(v[i]))
+                    .map_err(at)?;
+            }
+            if let Some(w) = &ang {
+                body.set_angular_velocity(Vec3::from_array(w[i]))
+                    .map_err(at)?;
+            }
+            if body != before {
+                updated.push((h, body));
+            }
+        }
+        for (h, body) in updated {
+            *self.world.body_mut(h).map_err(world_error)? = body;
+            self.world.wake_up(h).map_err(world_error)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a force (N, world frame) to a body for the next step, at `point` (world) or at
+    /// its centre of mass.
+    #[pyo3(signature = (body, force, point=None))]
+    fn apply_force(
+        &mut self,
+        body: &Bound<'_, PyAny>,
+        force: &Bound<'_, PyAny>,
+        point: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let h = self.body(body)?;
+        let force = vec3(force, "force", werr)?;
+        let point = point
+            .filter(|p| !p.is_none())
+            .map(|p| vec3(p, "point", werr))
+            .transpose()?;
+        let b = self.world.body_mut(h).map_err(world_error)?;
+        match point {
+            Some(p) => b.add_force_at_point(force, p),
+            None => b.add_force(force),
+        }
+        .map_err(world_error)?;
+        self.world.wake_up(h).map_err(world_error)
+    }
+
+    /// Adds a torque (N m, world frame) to a body for the next step.
+    fn apply_torque(&mut self, body: &Bound<'_, PyAny>, torque: &Bound<'_, PyAny>) -> PyResult<()> {
+        let h = self.body(body)?;
+        let torque = vec3(torque, "torque", werr)?;
+        self.world
+            .body_mut(h)
+            .map_err(world_error)?
+            .add_torque(torque)
+            .map_err(world_error)?;
+        self.world.wake_up(h).map_err(world_error)
+    }
+
+    /// The contact points of the last step with their forces.
+    fn contacts(&self, py: Python<'_>) -> PyContacts {
+        let contacts = self.world.contacts();
+        let k = contacts.len();
+        let (mut points, mut normals, mut forces, mut local) = (
+            Vec::with_capacity(3 * k),
+            Vec::with_capacity(3 * k),
+            Vec::with_capacity(3 * k),
+            Vec::with_capacity(3 * k),
+        );
+        let mut bodies = Vec::with_capacity(2 * k);
+        let mut separations = Vec::with_capacity(k);
+        for c in contacts {
+            points.extend_from_slice(&c.geometry.point.to_array());
+            normals.extend_from_slice(&c.geometry.normal.to_array());
+            forces.extend_from_slice(&c.force.to_array());
+            local.extend_from_slice(&c.force_local.to_array());
+            for b in c.geometry.bodies {
+                let index = b
+                    .and_then(|h| self.names.bodies.index_of(h))
+                    .map_or(-1, |i| i as i64);
+                bodies.push(index);
+            }
+            separations.push(c.geometry.separation);
+        }
+        let bodies = numpy::ndarray::Array2::from_shape_vec((k, 2), bodies)
+            .unwrap_or_else(|_| numpy::ndarray::Array2::zeros((0, 2)));
+        PyContacts {
+            points: array2(py, k, 3, points).unbind(),
+            normals: array2(py, k, 3, normals).unbind(),
+            forces: array2(py, k, 3, forces).unbind(),
+            local_forces: array2(py, k, 3, local).unbind(),
+            bodies: numpy::IntoPyArray::into_pyarray(bodies, py).unbind(),
+            separations: crate::convert::array1(py, separations).unbind(),
+            count: k,
+        }
+    }
+
+    /// The joints' constraint forces in the last step: arrays with one row per joint, or,
+    /// for `joint` (index or name), that joint's vectors.
+    #[pyo3(signature = (joint=None))]
+    fn joint_feedback(
+        &self,
+        py: Python<'_>,
+        joint: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyJointFeedback> {
+        let handles: Vec<_> = match joint.filter(|j| !j.is_none()) {
+            Some(j) => vec![self.joint(j)?],
+            None => self.names.joints.handles.clone(),
+        };
+        let mut parts: [Vec<f64>; 6] = Default::default();
+        for &h in &handles {
+            let f = self.world.joint(h).map_err(world_error)?.feedback();
+            parts[0].extend_from_slice(&f.force_a.to_array());
+            parts[1].extend_from_slice(&f.torque_a.to_array());
+            parts[2].extend_from_slice(&f.force_b.to_array());
+            parts[3].extend_from_slice(&f.torque_b.to_array());
+            parts[4].extend_from_slice(&f.motor);
+            parts[5].extend_from_slice(&f.limit);
+        }
+        let single = joint.is_some_and(|j| !j.is_none());
+        let make = |data: Vec<f64>, cols: usize| -> Py<PyAny> {
+            if single {
+                crate::convert::array1(py, data).into_any().unbind()
+            } else {
+                array2(py, handles.len(), cols, data).into_any().unbind()
+            }
+        };
+        let [fa, ta, fb, tb, m, l] = parts;
+        Ok(PyJointFeedback {
+            force_a: make(fa, 3),
+            torque_a: make(ta, 3),
+            force_b: make(fb, 3),
+            torque_b: make(tb, 3),
+            motor: make(m, 2),
+            limit: make(l, 2),
+        })
+    }
+
+    // ----- captured problems -----
+
+    /// Whether the exact stepper keeps a copy of each island's LCP (`captured_problems`).
+    #[getter]
+    fn get_capture_problems(&self) -> bool {
+        self.world.captures_problems()
+    }
+
+    #[setter]
+    fn set_capture_problems(&mut self, on: bool) {
+        self.world.set_capture_problems(on);
+    }
+
+    /// The boxed LCPs the exact stepper assembled in the last step, one per island (empty
+    /// unless `capture_problems` is on, and with the iterative stepper).
+    fn captured_problems(&self) -> Vec<PyProblem> {
+        self.world
+            .captured_problems()
+            .iter()
+            .map(|p| PyProblem { problem: p.clone() })
+            .collect()
+    }
+
+    /// The island index of each captured problem.
+    fn captured_islands(&self) -> Vec<usize> {
+        self.world.captured_islands().to_vec()
+    }
+}
+
+/// Rebuilds a pickled world (`World.__reduce__`).
+#[pyfunction(name = "_world_from_pickle")]
+#[pyo3(signature = (data, body_names, joint_names, timestep, scene=None))]
+pub fn world_from_pickle(
+    data: &[u8],
+    body_names: Vec<Option<String>>,
+    joint_names: Vec<Option<String>>,
+    timestep: f64,
+    scene: Option<(String, u64)>,
+) -> PyResult<PyWorld> {
+    let mut world = PyWorld::restore(data, &body_names, &joint_names, timestep)?;
+    world.scene = scene;
+    Ok(world)
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the `stiction` Python package into target/python-venv and runs the pytest suite.
+#
+#   bash tests/python/run.sh            # build (incrementally) and test
+#   bash tests/python/run.sh -k lcp     # extra arguments go to pytest
+#
+# STICTION_PYTHON picks the interpreter that makes the venv (default: python3). MuJoCo is
+# installed from PyPI for the reference tests (tests/python/test_mujoco.py); set
+# STICTION_SKIP_MUJOCO=1 to skip that install (the tests then skip themselves).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+venv="$root/target/python-venv"
+python="${STICTION_PYTHON:-python3}"
+
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+fi
+# As if activated: the maturin build backend runs the `maturin` executable from PATH.
+export PATH="$venv/bin:$PATH" VIRTUAL_ENV="$venv"
+"$venv/bin/python" -m pip install --quiet "maturin>=1.9.4,<2" numpy pytest
+if [ "${STICTION_SKIP_MUJOCO:-0}" != 1 ]; then
+    "$venv/bin/python" -m pip install --quiet mujoco
+fi
+# --no-build-isolation: build with the maturin installed above (no fresh download per run);
+# the Rust build reuses the workspace's target/ directory.
+"$venv/bin/python" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$root/crates/python"
+cd "$root"
+"$venv/bin/python" -m pytest tests/python -q "$@"
