@@ -44,6 +44,10 @@ pub enum CliError {
     /// A scene file could not be loaded (its message names the file and the field).
     #[error(transparent)]
     Scene(#[from] SceneError),
+    /// A robot model (URDF, MJCF) could not be loaded (its message starts with the file,
+    /// line and column at fault).
+    #[error(transparent)]
+    Model(#[from] stiction_models::ModelError),
     /// A run directory or image could not be written.
     #[error("{}: cannot write: {source}", path.display())]
     Write {
@@ -98,6 +102,7 @@ impl CliError {
             | CliError::Invalid { .. }
             | CliError::Options { .. }
             | CliError::Scene(_)
+            | CliError::Model(_)
             | CliError::RunDir { .. }
             | CliError::Usage { .. } => EXIT_BAD_INPUT,
             CliError::Output(_) | CliError::Write { .. } | CliError::Failed(_) => EXIT_FAILED,

@@ -8,6 +8,7 @@ mod bench;
 mod demo;
 mod error;
 mod lcp_cmd;
+mod model;
 mod output;
 mod render;
 mod run;

@@ -21,6 +21,12 @@ create_exception!(
 );
 create_exception!(
     stiction,
+    ModelError,
+    StictionError,
+    "A robot model (URDF, MJCF) that cannot be loaded; the message starts with the file, line and column at fault."
+);
+create_exception!(
+    stiction,
     WorldError,
     StictionError,
     "A world operation the engine refused: a bad body, collider, joint, setting or state, or an unknown body or joint."
@@ -49,6 +55,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("StictionError", py.get_type::<StictionError>())?;
     m.add("SceneError", py.get_type::<SceneError>())?;
+    m.add("ModelError", py.get_type::<ModelError>())?;
     m.add("WorldError", py.get_type::<WorldError>())?;
     m.add("StepError", py.get_type::<StepError>())?;
     m.add("SnapshotError", py.get_type::<SnapshotError>())?;

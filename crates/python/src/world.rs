@@ -1,6 +1,7 @@
 //! `stiction.World`: the engine's [`World`] with Python indices and names, stepping with
 //! the GIL released, the state as numpy arrays, and snapshots, pickling and copying.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use numpy::{AllowTypeChange, PyArray2, PyArrayLikeDyn};
@@ -20,8 +21,10 @@ use stiction_cli::scene::schema::SolverKind;
 use stiction_cli::scene::{check_and_build, BuiltScene};
 
 use crate::convert::{array2, matrix_data, numbers, quat, vec3, wxyz};
+use stiction_models::{Base, LoadOptions};
+
 use crate::errors::{
-    snapshot_error, world_error, SceneError, StepError, WorldError as PyWorldError,
+    snapshot_error, world_error, ModelError, SceneError, StepError, WorldError as PyWorldError,
 };
 use crate::lcp::PyProblem;
 use crate::names::Names;
@@ -49,6 +52,8 @@ pub struct PyWorld {
     steps: u64,
     /// The scene's name and step count, for worlds read from a scene.
     scene: Option<(String, u64)>,
+    /// What a loaded robot model holds that is not simulated, one located line each.
+    model_warnings: Vec<String>,
 }
 
 /// The stepper settings `solver=` names.
@@ -135,7 +140,45 @@ impl PyWorld {
             timestep,
             steps: 0,
             scene: None,
+            model_warnings: Vec::new(),
         }
+    }
+
+    /// A world loaded from a robot model: bodies named by link (merged massless links
+    /// share their parent's body, named by the first of their names in sorted order),
+    /// joints by joint name.
+    fn of_model(
+        py: Python<'_>,
+        path: PathBuf,
+        options: LoadOptions,
+        timestep: f64,
+    ) -> PyResult<Self> {
+        let (world, model) = py
+            .detach(|| stiction_models::load(&path, &options))
+            .map_err(|e| ModelError::new_err(e.to_string()))?;
+        let mut body_names: BTreeMap<BodyHandle, &str> = BTreeMap::new();
+        for (link, &handle) in &model.links {
+            body_names.entry(handle).or_insert(link.as_str());
+        }
+        let joint_names: BTreeMap<stiction::JointHandle, &str> = model
+            .joints
+            .iter()
+            .map(|(name, &handle)| (handle, name.as_str()))
+            .collect();
+        let bodies: Vec<BodyHandle> = world.bodies().map(|(h, _)| h).collect();
+        let joints: Vec<stiction::JointHandle> = world.joints().map(|(h, _)| h).collect();
+        let mut this = Self::empty(world, timestep);
+        for handle in bodies {
+            let name = body_names.get(&handle).map(|n| n.to_string());
+            this.names.bodies.push(handle, name);
+        }
+        for handle in joints {
+            let name = joint_names.get(&handle).map(|n| n.to_string());
+            this.names.joints.push(handle, name);
+        }
+        this.colliders = this.world.colliders().map(|(h, _)| h).collect();
+        this.model_warnings = model.warnings.iter().map(|w| w.to_string()).collect();
+        Ok(this)
     }
 
     /// A world read back from snapshot bytes, named by `body_names` and `joint_names`.
@@ -155,6 +198,7 @@ impl PyWorld {
             timestep: check_timestep(timestep)?,
             steps: snapshot.step,
             scene: None,
+            model_warnings: Vec::new(),
         })
     }
 
@@ -392,6 +436,82 @@ impl PyWorld {
             .detach(|| check_and_build(&file, &label))
             .map_err(scene_error)?;
         Ok(Self::of_scene(built))
+    }
+
+    /// A world loaded from a robot model file (URDF, or MJCF: told apart by the root
+    /// element), by `stiction-models`. Bodies are named by link, joints by joint name; the
+    /// loader's warnings are `model_warnings`; a refused file raises `ModelError`.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, base=None, joints=None, hold=false, search_path=None, timestep=1.0/240.0))]
+    fn from_model(
+        py: Python<'_>,
+        path: PathBuf,
+        base: Option<&str>,
+        joints: Option<BTreeMap<String, f64>>,
+        hold: bool,
+        search_path: Option<Vec<PathBuf>>,
+        timestep: f64,
+    ) -> PyResult<Self> {
+        let base = match base {
+            None => Base::FromFile,
+            Some("fixed") => Base::Fixed,
+            Some("floating") => Base::Floating,
+            Some(other) => {
+                return Err(ModelError::new_err(format!(
+                    "base must be \"fixed\", \"floating\" or None, got {other:?}"
+                )))
+            }
+        };
+        if !(timestep.is_finite() && timestep > 0.0) {
+            return Err(werr(format!(
+                "timestep must be finite and > 0, got {timestep}"
+            )));
+        }
+        let options = LoadOptions {
+            base,
+            joint_positions: joints.unwrap_or_default(),
+            hold_joints: hold,
+            search_path: search_path.unwrap_or_default(),
+            ..LoadOptions::default()
+        };
+        Self::of_model(py, path, options, timestep)
+    }
+
+    /// `from_model` for a URDF file.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, base=None, joints=None, hold=false, search_path=None, timestep=1.0/240.0))]
+    fn from_urdf(
+        py: Python<'_>,
+        path: PathBuf,
+        base: Option<&str>,
+        joints: Option<BTreeMap<String, f64>>,
+        hold: bool,
+        search_path: Option<Vec<PathBuf>>,
+        timestep: f64,
+    ) -> PyResult<Self> {
+        Self::from_model(py, path, base, joints, hold, search_path, timestep)
+    }
+
+    /// `from_model` for an MJCF file.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, base=None, joints=None, hold=false, search_path=None, timestep=1.0/240.0))]
+    fn from_mjcf(
+        py: Python<'_>,
+        path: PathBuf,
+        base: Option<&str>,
+        joints: Option<BTreeMap<String, f64>>,
+        hold: bool,
+        search_path: Option<Vec<PathBuf>>,
+        timestep: f64,
+    ) -> PyResult<Self> {
+        Self::from_model(py, path, base, joints, hold, search_path, timestep)
+    }
+
+    /// What the loaded robot model holds that is not simulated, one located line each
+    /// (`arm.urdf:26:5: warning: ...`); empty for other worlds.
+    #[getter]
+    fn model_warnings(&self) -> Vec<String> {
+        self.model_warnings.clone()
     }
 
     /// A world read back from `snapshot()` bytes (or a `stiction run --snapshot-every`

@@ -19,6 +19,7 @@ use stiction::math::{Quat, Vec3};
 use stiction::BodyKind;
 
 use crate::error::CliError;
+use crate::model::{self, ModelArgs};
 use crate::output::OutputArgs;
 use crate::run::{self, record, Overrides};
 use crate::scene::{self, parse, BuiltScene, Geometry};
@@ -35,8 +36,8 @@ pub const STILL_FILES: [&str; 3] = ["first.png", "middle.png", "last.png"];
 #[derive(Debug, Args)]
 #[command(after_help = RENDER_AFTER)]
 pub struct RenderArgs {
-    /// A run directory written by `stiction run`, or a scene file (.toml or .json), which is
-    /// run first (into --out, default out/<scene name>).
+    /// A run directory written by `stiction run`, or a scene file (.toml or .json) or robot
+    /// model (.urdf, .xml), which is run first (into --out, default out/<scene name>).
     pub input: PathBuf,
     /// Where the images go. Default: the run directory.
     #[arg(long, value_name = "DIR")]
@@ -45,6 +46,8 @@ pub struct RenderArgs {
     pub view: ViewArgs,
     #[command(flatten)]
     pub overrides: Overrides,
+    #[command(flatten)]
+    pub model: ModelArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -121,21 +124,30 @@ pub fn render(args: RenderArgs) -> Result<std::process::ExitCode, CliError> {
     // Checked before a scene is run, so bad options write nothing.
     validate_view(&args.view)?;
     let source = parse::Source::of(&args.input);
-    let is_scene =
-        matches!(source, parse::Source::Builtin { .. }) || parse::Format::of(&args.input).is_some();
-    let (run_dir, run) = if is_scene {
-        let (file, built) = run::prepare(&source, &args.overrides)?;
+    let is_model = model::is_model(&args.input);
+    let is_scene = is_model
+        || matches!(source, parse::Source::Builtin { .. })
+        || parse::Format::of(&args.input).is_some();
+    let (run_dir, run, model_scene) = if is_scene {
+        let (file, built) =
+            run::prepare_input(&args.input, &args.model, &args.overrides, &args.output)?;
+        // A model's scene.json holds no bodies: it is drawn from the scene as loaded.
+        let model_scene = is_model.then(|| built.clone());
         let out = args
             .out
             .clone()
             .unwrap_or_else(|| run::default_out(&built.name));
         let summary = run::execute(&file, built, &out, args.output.show_progress())?;
-        (out, Some(summary))
+        (out, Some(summary), model_scene)
     } else {
-        (args.input.clone(), None)
+        args.model.check_scene()?;
+        (args.input.clone(), None, None)
     };
     let out = args.out.clone().unwrap_or_else(|| run_dir.clone());
-    let summary = render_run_dir(&run_dir, &out, &args.view)?;
+    let summary = match &model_scene {
+        Some(scene) => render_scene(&run_dir, scene, &out, &args.view)?,
+        None => render_run_dir(&run_dir, &out, &args.view)?,
+    };
     args.output
         .print_summary(&summary, &summary_lines(&summary));
     match &run {
@@ -391,7 +403,6 @@ pub fn render_run_dir(
     view: &ViewArgs,
 ) -> Result<RenderSummary, CliError> {
     validate_view(view)?;
-    let started = Instant::now();
     let scene_path = run_dir.join(record::SCENE_FILE);
     if !scene_path.is_file() {
         return Err(run_dir_error(
@@ -405,7 +416,19 @@ pub fn render_run_dir(
     })?;
     let file = parse::parse_scene(&text, parse::Format::Json, &scene_path)?;
     let scene = scene::check_and_build(&file, &scene_path)?;
-    let trajectory = read_trajectory(&run_dir.join(record::TRAJECTORY_FILE), &scene)?;
+    render_scene(run_dir, &scene, out, view)
+}
+
+/// Renders the run in `run_dir` of the built `scene` into `out`.
+pub fn render_scene(
+    run_dir: &Path,
+    scene: &BuiltScene,
+    out: &Path,
+    view: &ViewArgs,
+) -> Result<RenderSummary, CliError> {
+    validate_view(view)?;
+    let started = Instant::now();
+    let trajectory = read_trajectory(&run_dir.join(record::TRAJECTORY_FILE), scene)?;
 
     let width = view.width.or(scene.render.width).unwrap_or(480) as usize;
     let height = view.height.or(scene.render.height).unwrap_or(360) as usize;
@@ -427,8 +450,8 @@ pub fn render_run_dir(
             }
         })
         .collect();
-    let bounds = motion_bounds(&scene, &trajectory);
-    let camera = fit_camera(view, &scene, bounds, width as f64 / height as f64);
+    let bounds = motion_bounds(scene, &trajectory);
+    let camera = fit_camera(view, scene, bounds, width as f64 / height as f64);
 
     let extent = (bounds.1 - bounds.0).length().max(1.0);
     let tile = tile_size(extent);
@@ -463,7 +486,7 @@ pub fn render_run_dir(
         fb.clear();
         draw_frame(
             &mut fb,
-            &scene,
+            scene,
             &meshes,
             &trajectory.poses[pick],
             camera.target,

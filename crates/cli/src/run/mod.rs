@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::error::CliError;
+use crate::model::{self, ModelArgs};
 use crate::output::OutputArgs;
 use crate::readable::number;
 use crate::scene::parse::Source;
@@ -27,10 +28,13 @@ use record::Recorder;
 #[derive(Debug, Args)]
 #[command(after_help = RUN_AFTER)]
 pub struct RunArgs {
-    /// Scene file (.toml or .json), e.g. scenes/pendulum.toml.
+    /// Scene file (.toml or .json), e.g. scenes/pendulum.toml, or a robot model (.urdf, or
+    /// .xml: MJCF or URDF).
     pub scene: PathBuf,
     #[command(flatten)]
     pub overrides: Overrides,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Output directory (created; files in it are replaced). Default: out/<scene name>.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -58,6 +62,13 @@ the CSV files hold the rows of the later steps, identical to the uninterrupted r
 
 A worst LCP residual above 1e-3 (the forces of some step are approximate) is reported as \
 one `warning: ` line on stderr (not with --quiet).
+
+A robot model (.urdf; .xml whose root is <robot> or <mujoco>) runs like a scene: bodies \
+named by link, joints by joint name, a ground plane z = 0 (unless --no-ground), gravity \
+[0, 0, -9.81] m/s^2, step 1/240 s, 2 s unless --steps or --duration; each of the \
+loader's warnings (what the file holds that is not simulated) is a `warning: ` line on \
+stderr. Its scene.json holds the run settings only: render the model file, not its run \
+directory.
 
 Exit status: 0 the run finished; 1 a step failed (one `error: ` line on stderr, also with \
 --quiet and --json; the files hold every step before it); 2 bad input (unreadable, \
@@ -177,6 +188,26 @@ pub fn prepare(
     Ok((file, built))
 }
 
+/// Reads a scene file, or loads a robot model (printing its warnings on stderr): the
+/// scene file written as scene.json and the built scene.
+pub fn prepare_input(
+    path: &Path,
+    model_args: &ModelArgs,
+    overrides: &Overrides,
+    output: &OutputArgs,
+) -> Result<(SceneFile, BuiltScene), CliError> {
+    if model::is_model(path) {
+        let prepared = model::prepare(path, model_args, overrides)?;
+        for warning in &prepared.warnings {
+            output.warn(&format!("{}: {}", warning.at, warning.message));
+        }
+        Ok((prepared.file, prepared.built))
+    } else {
+        model_args.check_scene()?;
+        Ok(prepare(&Source::of(path), overrides)?)
+    }
+}
+
 /// The default run directory of a scene.
 pub fn default_out(name: &str) -> PathBuf {
     Path::new("out").join(name)
@@ -185,7 +216,7 @@ pub fn default_out(name: &str) -> PathBuf {
 /// `stiction run`.
 pub fn run(args: RunArgs) -> Result<std::process::ExitCode, CliError> {
     let source = Source::of(&args.scene);
-    let (file, mut built) = prepare(&source, &args.overrides)?;
+    let (file, mut built) = prepare_input(&args.scene, &args.model, &args.overrides, &args.output)?;
     // A bad snapshot is refused before the run directory is touched.
     let first_step = match &args.resume {
         Some(path) => Some(snapshot::resume(path, &file, &mut built)?),

@@ -157,7 +157,9 @@ pub fn steps_for(duration: f64, h: f64) -> u64 {
     ((duration / h) - 1e-9).ceil().max(1.0) as u64
 }
 
-fn world_settings(scene: &SceneFile) -> WorldSettings {
+/// The engine settings a scene's `[world]` table gives (also applied to robot models run
+/// by `stiction run robot.urdf`).
+pub fn world_settings(scene: &SceneFile) -> WorldSettings {
     let world = &scene.world;
     let iterative = IterativeSettings {
         iterations: world.solver.iterations as usize,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Optional, Sequence, Tuple, Union, final
+from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,10 @@ class StictionError(ValueError):
 
 class SceneError(StictionError):
     """A scene that cannot be read, parsed, validated or built (the ``stiction`` command's message)."""
+
+class ModelError(StictionError):
+    """A robot model (URDF, MJCF) that cannot be loaded; the message starts with the
+    file, line and column at fault (``arm.urdf:12:5: <joint> needs ...``)."""
 
 class WorldError(StictionError):
     """A world operation the engine refused: a bad body, collider, joint, setting or state,
@@ -253,6 +257,61 @@ class World:
         Bodies and joints keep their scene names; ``timestep`` is the scene's
         ``world.step``. ``solver`` overrides the scene's stepper like ``--solver``.
         """
+    @staticmethod
+    def from_model(
+        path: Union[str, os.PathLike[str]],
+        *,
+        base: Optional[Literal["fixed", "floating"]] = None,
+        joints: Optional[Mapping[str, float]] = None,
+        hold: bool = False,
+        search_path: Optional[Sequence[Union[str, os.PathLike[str]]]] = None,
+        timestep: float = 1 / 240,
+    ) -> World:
+        """A world loaded from a robot model: URDF or MJCF, told apart by the root element
+        (``<robot>``, ``<mujoco>``), by the ``stiction-models`` crate (docs/models.md).
+
+        Bodies are named by link (a massless link welded to a moving parent shares its
+        parent's body, which takes the first of their names in sorted order), joints by
+        joint name, so ``world.joint_axis("elbow")`` and ``world.body_index("upper")``
+        work. The world has default settings (gravity ``(0, 0, -9.81)``) and no ground.
+
+        ``base``: ``"fixed"`` (the root link is static) or ``"floating"`` (a free body);
+        ``None`` follows the file (URDF roots fixed, MJCF ``free`` joints float).
+        ``joints``: initial joint values by name (rad, m), placed by forward kinematics.
+        ``hold``: every hinge and slider held by a velocity motor of target 0 bounded by
+        its effort. ``search_path``: directories searched for meshes, before
+        ``STICTION_MODEL_PATH``. ``timestep``: the step ``step()`` takes when given none.
+
+        What the file holds that is not simulated is listed in :attr:`model_warnings`.
+        Raises :class:`ModelError` (a ``ValueError``) with the located message.
+        """
+    @staticmethod
+    def from_urdf(
+        path: Union[str, os.PathLike[str]],
+        *,
+        base: Optional[Literal["fixed", "floating"]] = None,
+        joints: Optional[Mapping[str, float]] = None,
+        hold: bool = False,
+        search_path: Optional[Sequence[Union[str, os.PathLike[str]]]] = None,
+        timestep: float = 1 / 240,
+    ) -> World:
+        """:meth:`from_model` (the format is read from the file's root element)."""
+    @staticmethod
+    def from_mjcf(
+        path: Union[str, os.PathLike[str]],
+        *,
+        base: Optional[Literal["fixed", "floating"]] = None,
+        joints: Optional[Mapping[str, float]] = None,
+        hold: bool = False,
+        search_path: Optional[Sequence[Union[str, os.PathLike[str]]]] = None,
+        timestep: float = 1 / 240,
+    ) -> World:
+        """:meth:`from_model` (the format is read from the file's root element)."""
+    @property
+    def model_warnings(self) -> list[str]:
+        """What the loaded robot model holds that is not simulated, one located line each
+        (``arm.urdf:26:5: warning: ...``); empty for worlds not loaded from a model (and
+        not kept by pickling or snapshots)."""
     @staticmethod
     def from_snapshot(data: bytes, *, timestep: float = 1 / 60) -> World:
         """A world read back from :meth:`snapshot` bytes (or a ``stiction run
