@@ -93,9 +93,9 @@ pub use error::{
 };
 pub use handles::{BodyHandle, ColliderHandle, JointHandle};
 pub use joint::{
-    AxisControl, BallJoint, CustomJoint, DistanceJoint, FixedJoint, Hinge2Joint, HingeJoint, Joint,
-    JointAxisState, JointBuilder, JointFeedback, JointKind, JointLimit, JointMotor, JointRows,
-    SliderJoint, UniversalJoint,
+    AxisControl, AxisDynamics, BallJoint, CustomJoint, DistanceJoint, FixedJoint, Hinge2Joint,
+    HingeJoint, Joint, JointAxisState, JointBuilder, JointFeedback, JointKind, JointLimit,
+    JointMotor, JointRows, JointServo, SliderJoint, UniversalJoint,
 };
 pub use rows::{Pose, Softness};
 pub use sleep::SleepSettings;

@@ -4,6 +4,7 @@
 use crate::error::{JointError, WorldError};
 use crate::handles::BodyHandle;
 use crate::joint::axis::{JointLimit, JointMotor};
+use crate::joint::drive::{AxisDynamics, JointServo};
 use crate::joint::{JointKind, JointRows};
 use crate::math::Vec3;
 use crate::rows::{Pose, Softness};
@@ -34,6 +35,15 @@ pub struct JointFeedback {
     /// Generalized force of each axis's limit, positive when it pushes the coordinate up
     /// (at the lower stop); 0 while the stop is not reached or without a limit.
     pub limit: [f64; 2],
+    /// Generalized force of each axis's Coulomb friction ([`AxisDynamics::friction`]),
+    /// positive when it pushes the coordinate up; 0 without friction.
+    pub friction: [f64; 2],
+    /// Generalized force of each axis's viscous damping ([`AxisDynamics::damping`]); 0
+    /// without damping.
+    pub damping: [f64; 2],
+    /// Generalized force of each axis's servo ([`AxisDynamics::servo`]): the actuator
+    /// force or torque; 0 without a servo.
+    pub servo: [f64; 2],
 }
 
 /// A joint as the world keeps it.
@@ -47,6 +57,8 @@ pub struct Joint {
     pub(crate) enabled: bool,
     pub(crate) break_force: f64,
     pub(crate) break_torque: f64,
+    /// Friction, damping and servo of axes 0 and 1 (default: none).
+    pub(crate) dynamics: [AxisDynamics; 2],
     pub(crate) broken: bool,
     pub(crate) feedback: JointFeedback,
     /// Each row's force in the last step (N), the next iterative solve's start.
@@ -78,9 +90,11 @@ impl Joint {
         &mut self.kind
     }
 
-    /// Checks the type's parameters (as [`crate::World::add_joint`] did).
+    /// Checks the type's parameters and the axes' friction, damping and servos (as
+    /// [`crate::World::add_joint`] did).
     pub fn validate(&self) -> Result<(), WorldError> {
-        self.kind.validate()
+        self.kind.validate()?;
+        check_dynamics(&self.kind, &self.dynamics)
     }
 
     /// Number of free axes a limit or motor can act on (see [`crate::joint`]).
@@ -100,6 +114,41 @@ impl Joint {
         self.change_control(axis, |control| control.limit = limit)
     }
 
+    /// The friction, damping and servo of axis `axis` (see [`AxisDynamics`]); `None` for an
+    /// axis the type does not have.
+    pub fn axis_dynamics(&self, axis: usize) -> Option<&AxisDynamics> {
+        let count = self.kind.axis_count();
+        self.dynamics.get(axis).filter(|_| axis < count)
+    }
+
+    /// Sets the friction, damping and servo of axis `axis` ([`AxisDynamics::NONE`] removes
+    /// them); refused (joint unchanged) for an axis the type does not have, settings out of
+    /// range, or a rigid distance joint. Changing which are set changes the row count and
+    /// resets the warm start; changing their values does not.
+    pub fn set_axis_dynamics(
+        &mut self,
+        axis: usize,
+        dynamics: AxisDynamics,
+    ) -> Result<(), WorldError> {
+        let mut all = self.dynamics;
+        let count = self.kind.axis_count();
+        *all.get_mut(axis)
+            .filter(|_| axis < count)
+            .ok_or(JointError::NoSuchAxis { axis, count })? = dynamics;
+        check_dynamics(&self.kind, &all)?;
+        self.dynamics = all;
+        Ok(())
+    }
+
+    /// Sets (or with `None` removes) the servo of axis `axis`, keeping its friction and
+    /// damping; refused as [`Self::set_axis_dynamics`]. A controller moving a target every
+    /// step calls this with the new [`JointServo::target_position`].
+    pub fn set_servo(&mut self, axis: usize, servo: Option<JointServo>) -> Result<(), WorldError> {
+        let mut dynamics = self.axis_dynamics(axis).copied().unwrap_or_default();
+        dynamics.servo = servo;
+        self.set_axis_dynamics(axis, dynamics)
+    }
+
     fn change_control(
         &mut self,
         axis: usize,
@@ -112,7 +161,11 @@ impl Joint {
             .ok_or(JointError::NoSuchAxis { axis, count })?;
         let before = *control;
         change(control);
-        if let Err(error) = self.kind.validate() {
+        if let Err(error) = self
+            .kind
+            .validate()
+            .and_then(|()| check_dynamics(&self.kind, &self.dynamics))
+        {
             if let Some(control) = self.kind.control_mut(axis) {
                 *control = before;
             }
@@ -209,23 +262,43 @@ impl Joint {
         feedback.anchor_torque_a = feedback.torque_a - lever.cross(feedback.force_a);
         feedback.motor = [0.0; 2];
         feedback.limit = [0.0; 2];
-        if self.last_lambda.len() == self.kind.row_count() {
+        feedback.friction = [0.0; 2];
+        feedback.damping = [0.0; 2];
+        feedback.servo = [0.0; 2];
+        let own_rows = self.kind.row_count();
+        if self.last_lambda.len() == own_rows + dynamics_rows(&self.kind, &self.dynamics) {
             let controls: usize = (0..self.kind.axis_count())
                 .filter_map(|k| self.kind.control(k))
                 .map(|c| c.row_count())
                 .sum();
-            let mut row = self.kind.row_count() - controls;
+            let mut row = own_rows - controls;
+            let mut next = || {
+                row += 1;
+                self.last_lambda[row - 1]
+            };
             for k in 0..self.kind.axis_count().min(2) {
                 let Some(control) = self.kind.control(k) else {
                     continue;
                 };
                 if control.motor.is_some() {
-                    feedback.motor[k] = self.last_lambda[row];
-                    row += 1;
+                    feedback.motor[k] = next();
                 }
                 if control.limit.is_some() {
-                    feedback.limit[k] = self.last_lambda[row];
-                    row += 1;
+                    feedback.limit[k] = next();
+                }
+            }
+            for (k, dynamics) in self.dynamics.iter().enumerate() {
+                if k >= self.kind.axis_count() {
+                    break;
+                }
+                if dynamics.friction != 0.0 {
+                    feedback.friction[k] = next();
+                }
+                if dynamics.damping != 0.0 {
+                    feedback.damping[k] = next();
+                }
+                if dynamics.servo.is_some() {
+                    feedback.servo[k] = next();
                 }
             }
         }
@@ -242,6 +315,41 @@ impl Joint {
         }
         overloaded
     }
+}
+
+/// The rows of `dynamics` on the axes `kind` has (at most its first two).
+pub(crate) fn dynamics_rows(kind: &JointKind, dynamics: &[AxisDynamics; 2]) -> usize {
+    let axes = kind.axis_count().min(2);
+    dynamics[..axes].iter().map(AxisDynamics::row_count).sum()
+}
+
+/// Refuses settings out of range, settings on an axis `kind` does not have, and settings
+/// on a rigid distance joint (whose only axis its rod holds fixed: a range frees it).
+pub(crate) fn check_dynamics(
+    kind: &JointKind,
+    dynamics: &[AxisDynamics; 2],
+) -> Result<(), WorldError> {
+    let count = kind.axis_count();
+    for (axis, d) in dynamics.iter().enumerate() {
+        // Nothing set (a NaN or a negative value counts as set, and is refused below).
+        if d.is_none() {
+            continue;
+        }
+        if axis >= count {
+            return Err(JointError::NoSuchAxis { axis, count }.into());
+        }
+        d.validate()?;
+        if let JointKind::Distance(distance) = kind {
+            if distance.control.limit.is_none() {
+                return Err(JointError::Unsupported {
+                    joint: "rigid distance",
+                    feature: "friction, damping or servo (give it a range)",
+                }
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_threshold(value: f64) -> Result<f64, JointError> {
@@ -263,6 +371,7 @@ pub struct JointBuilder {
     pub(crate) enabled: bool,
     pub(crate) break_force: f64,
     pub(crate) break_torque: f64,
+    pub(crate) dynamics: [AxisDynamics; 2],
 }
 
 impl JointBuilder {
@@ -278,6 +387,7 @@ impl JointBuilder {
             enabled: true,
             break_force: f64::INFINITY,
             break_torque: f64::INFINITY,
+            dynamics: [AxisDynamics::NONE; 2],
         }
     }
 
@@ -327,9 +437,28 @@ impl JointBuilder {
         self
     }
 
-    /// Checks the type's parameters, the softness and the thresholds.
+    /// Friction, damping and a servo on axis `axis` (see [`AxisDynamics`]); refused for an
+    /// axis the type does not have, settings out of range or a rigid distance joint.
+    pub fn axis_dynamics(
+        mut self,
+        axis: usize,
+        dynamics: AxisDynamics,
+    ) -> Result<Self, WorldError> {
+        let count = self.kind.axis_count();
+        *self
+            .dynamics
+            .get_mut(axis)
+            .filter(|_| axis < count)
+            .ok_or(JointError::NoSuchAxis { axis, count })? = dynamics;
+        check_dynamics(&self.kind, &self.dynamics)?;
+        Ok(self)
+    }
+
+    /// Checks the type's parameters, the axes' friction, damping and servos, the softness
+    /// and the thresholds.
     pub fn validate(&self) -> Result<(), WorldError> {
         self.kind.validate()?;
+        check_dynamics(&self.kind, &self.dynamics)?;
         if let Some(softness) = self.softness {
             softness.validate()?;
         }
@@ -348,6 +477,7 @@ impl JointBuilder {
             enabled: self.enabled,
             break_force: self.break_force,
             break_torque: self.break_torque,
+            dynamics: self.dynamics,
             broken: false,
             feedback: JointFeedback::default(),
             last_lambda: Vec::new(),

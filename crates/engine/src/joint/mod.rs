@@ -17,7 +17,10 @@
 //!
 //! After a type's own rows come, axis by axis, a motor row and a limit row for the axes
 //! that have them ([`AxisControl`]); a limit row is present (inert) even while its stop is
-//! far, so the row count depends only on the settings. Every joint can break: a force or
+//! far, so the row count depends only on the settings. Then, axis by axis, the joint's
+//! Coulomb friction, viscous damping and servo rows for the axes that have them
+//! ([`AxisDynamics`], [`JointServo`]: settings of the [`Joint`], so custom joints with
+//! axes get them too; see `drive.rs`). Every joint can break: a force or
 //! torque threshold ([`JointBuilder::break_force`], [`JointBuilder::break_torque`]) above
 //! which it is disabled after the step ([`Joint::is_broken`],
 //! [`crate::StepStats::broken_joints`]).
@@ -30,6 +33,7 @@ mod axis;
 mod ball;
 pub(crate) mod curvature;
 mod distance;
+mod drive;
 mod fixed;
 mod hinge;
 mod hinge2;
@@ -42,6 +46,7 @@ mod write;
 pub use axis::{AxisControl, JointAxis, JointLimit, JointMotor};
 pub use ball::BallJoint;
 pub use distance::DistanceJoint;
+pub use drive::{AxisDynamics, JointServo};
 pub use fixed::FixedJoint;
 pub use hinge::HingeJoint;
 pub use hinge2::{Hinge2Joint, Suspension};

@@ -4,9 +4,9 @@
 use crate::handles::{Arena, JointHandle};
 use crate::joint::points::{push_point_rows, world_anchors};
 use crate::joint::points::{EqualityBlock, FixedRows};
-use crate::joint::{Joint, JointRows};
+use crate::joint::{AxisDynamics, Joint, JointRows};
 use crate::rows::hot::Pair;
-use crate::rows::{Pose, RowMotion, RowPass, RowStorage, Softness};
+use crate::rows::{Pose, RowMotion, RowPass, RowStorage, RowWriter, Softness};
 use std::ops::Range;
 
 /// Appends the rows of every enabled joint for bodies at `poses` (indexed by slot,
@@ -71,10 +71,31 @@ pub(crate) fn write_joint_rows_moving(
             .errors_only(pass.errors_only())
             .with_motion(row_motion);
         joint.kind.write_rows(&mut writer);
+        // Friction, damping and servos are never stabilised: a positional pass drops them.
+        if !positional {
+            write_dynamics_rows(joint, &mut writer);
+        }
         record(handle.index(), writer.range());
         start = storage.len();
     }
     fixed_rows.flush_into(storage);
+}
+
+/// Appends the friction, damping and servo rows of `joint`'s axes (after its type's rows),
+/// axis by axis; nothing for a joint without them.
+fn write_dynamics_rows(joint: &Joint, writer: &mut RowWriter) {
+    if joint.dynamics.iter().all(AxisDynamics::is_none) {
+        return;
+    }
+    let axes = joint.kind.axis_count().min(joint.dynamics.len());
+    for (index, dynamics) in joint.dynamics[..axes].iter().enumerate() {
+        if dynamics.is_none() {
+            continue;
+        }
+        if let Some(axis) = joint.kind.axis(index, writer.pose_a(), writer.pose_b()) {
+            dynamics.write_rows(writer, &axis);
+        }
+    }
 }
 
 /// Whether [`write_joint_rows_moving`] writes `joint`'s rows in a pass that is

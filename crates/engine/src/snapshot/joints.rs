@@ -1,15 +1,16 @@
 //! Joints as stored in a snapshot: the type's parameters (serde's remote derives mirror the
 //! public joint structs field by field, so a new field fails to compile here), limits and
-//! motors, breaking state, feedback, and the warm start (last forces and index sets).
+//! motors, the axes' friction, damping and servos, breaking state, feedback, and the warm
+//! start (last forces and index sets).
 
 use super::bodies::{check_handle, HandleRecord};
 use super::invalid;
 use super::settings::SoftnessRecord;
 use crate::error::SnapshotError;
 use crate::joint::{
-    AxisControl, BallJoint, DistanceJoint, FixedJoint, Hinge2Joint, HingeJoint, Joint,
-    JointBuilder, JointFeedback, JointKind, JointLimit, JointMotor, SliderJoint, Suspension,
-    UniversalJoint,
+    AxisControl, AxisDynamics, BallJoint, DistanceJoint, FixedJoint, Hinge2Joint, HingeJoint,
+    Joint, JointBuilder, JointFeedback, JointKind, JointLimit, JointMotor, JointServo, SliderJoint,
+    Suspension, UniversalJoint,
 };
 use crate::math::{Quat, Vec3};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -255,6 +256,78 @@ mod suspension {
     }
 }
 
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq)]
+struct ServoRecord {
+    target_position: f64,
+    target_velocity: f64,
+    stiffness: f64,
+    damping: f64,
+    max_force: f64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Default, PartialEq)]
+struct DynamicsRecord {
+    friction: f64,
+    damping: f64,
+    servo: Option<ServoRecord>,
+}
+
+impl From<&AxisDynamics> for DynamicsRecord {
+    fn from(dynamics: &AxisDynamics) -> Self {
+        let AxisDynamics {
+            friction,
+            damping,
+            servo,
+        } = *dynamics;
+        Self {
+            friction,
+            damping,
+            servo: servo.map(
+                |JointServo {
+                     target_position,
+                     target_velocity,
+                     stiffness,
+                     damping,
+                     max_force,
+                 }| ServoRecord {
+                    target_position,
+                    target_velocity,
+                    stiffness,
+                    damping,
+                    max_force,
+                },
+            ),
+        }
+    }
+}
+
+impl From<DynamicsRecord> for AxisDynamics {
+    fn from(record: DynamicsRecord) -> Self {
+        AxisDynamics {
+            friction: record.friction,
+            damping: record.damping,
+            servo: record.servo.map(|s| JointServo {
+                target_position: s.target_position,
+                target_velocity: s.target_velocity,
+                stiffness: s.stiffness,
+                damping: s.damping,
+                max_force: s.max_force,
+            }),
+        }
+    }
+}
+
+/// Whether no axis has friction, damping or a servo: such joints write no record of them,
+/// so their files are those written before the settings existed.
+fn no_dynamics(records: &[DynamicsRecord; 2]) -> bool {
+    records.iter().all(|r| *r == DynamicsRecord::default())
+}
+
+/// Whether both axes' forces are zero (the feedback of settings a joint does not use).
+fn zero_pair(forces: &[f64; 2]) -> bool {
+    forces.iter().all(|f| f.to_bits() == 0)
+}
+
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "JointFeedback")]
 struct FeedbackDef {
@@ -265,6 +338,14 @@ struct FeedbackDef {
     anchor_torque_a: Vec3,
     motor: [f64; 2],
     limit: [f64; 2],
+    /// The next three are absent from files written before they existed (and from those
+    /// of joints without friction, damping or servos): zero.
+    #[serde(default, skip_serializing_if = "zero_pair")]
+    friction: [f64; 2],
+    #[serde(default, skip_serializing_if = "zero_pair")]
+    damping: [f64; 2],
+    #[serde(default, skip_serializing_if = "zero_pair")]
+    servo: [f64; 2],
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy)]
@@ -320,6 +401,10 @@ pub(crate) struct JointRecord {
     enabled: bool,
     break_force: f64,
     break_torque: f64,
+    /// Friction, damping and servo of axes 0 and 1; absent from files written before they
+    /// existed, and from those of joints without them: none.
+    #[serde(default, skip_serializing_if = "no_dynamics")]
+    dynamics: [DynamicsRecord; 2],
     broken: bool,
     #[serde(with = "FeedbackDef")]
     feedback: JointFeedback,
@@ -338,6 +423,7 @@ impl JointRecord {
             enabled,
             break_force,
             break_torque,
+            dynamics,
             broken,
             feedback,
             last_lambda,
@@ -352,6 +438,7 @@ impl JointRecord {
             enabled: *enabled,
             break_force: *break_force,
             break_torque: *break_torque,
+            dynamics: dynamics.each_ref().map(DynamicsRecord::from),
             broken: *broken,
             feedback: *feedback,
             last_lambda: last_lambda.clone(),
@@ -383,6 +470,7 @@ impl JointRecord {
             enabled: self.enabled,
             break_force: self.break_force,
             break_torque: self.break_torque,
+            dynamics: self.dynamics.map(Into::into),
         };
         builder
             .validate()
