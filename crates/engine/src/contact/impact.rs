@@ -18,6 +18,7 @@
 //! Joints and non-touching contacts take no part in the impact; they act in the velocity
 //! solve that follows, where the resolved contacts no longer approach (docs/dynamics.md#restitution).
 
+use crate::contact::rows::TOUCHING;
 use crate::contact::ContactPoint;
 use crate::math::Vec3;
 use crate::rows::hot::HotBodies;
@@ -33,10 +34,6 @@ pub enum ImpactModel {
     /// `contact::impact`): a compression wave through rows of touching bodies.
     Sequential,
 }
-
-/// A contact within this distance (m) of touching takes part in impacts (as in
-/// restitution, `rows::TOUCHING`).
-const TOUCHING: f64 = 1e-4;
 
 /// The most pairwise impacts per taking part contact in one step: a row of `n` touching
 /// equal balls needs `n - 1` in all; inelastic clusters converge geometrically and stop
@@ -73,7 +70,7 @@ pub(crate) fn resolve_sequentially(
         for &k in taking_part.iter() {
             let point = &points[k as usize];
             let speed = approach_speed(point, hot);
-            let limit = point.candidate.restitution_threshold.unwrap_or(threshold);
+            let limit = point.restitution_threshold(threshold);
             if speed > 0.0 && speed >= limit && fastest.is_none_or(|(_, s)| speed > s) {
                 fastest = Some((k as usize, speed));
             }
@@ -93,13 +90,8 @@ pub(crate) fn resolve_sequentially(
 /// How fast the contact's surfaces close along its normal (m/s; negative: separating),
 /// from the bodies' predicted velocities.
 fn approach_speed(point: &ContactPoint, hot: &HotBodies) -> f64 {
-    let [a, b] = point.slots.map(|s| s as usize);
     let n = point.candidate.geometry.normal;
-    let at = |slot: usize, p: Vec3| {
-        let [v, w] = hot.predicted[slot];
-        v + w.cross(p - hot.pose[slot].position)
-    };
-    -n.dot(at(b, point.anchors[1]) - at(a, point.anchors[0]))
+    -n.dot(point.relative_velocity(&hot.predicted, &hot.pose))
 }
 
 /// Applies the two-body impact impulse of a contact approaching at `speed`; false if

@@ -55,6 +55,8 @@ pub use material::Material;
 
 use crate::error::WorldError;
 use crate::math::Vec3;
+use crate::rows::hot::Pair;
+use crate::rows::Pose;
 use std::ops::Range;
 use stiction_lcp::IndexState;
 
@@ -231,4 +233,25 @@ pub(crate) struct ContactPoint {
     /// Its normal row and friction rows in the raw row storage.
     pub(crate) normal_row: usize,
     pub(crate) friction_rows: Range<usize>,
+}
+
+impl ContactPoint {
+    /// The velocity of B's contact point relative to A's, from per-slot velocities and
+    /// poses (the normal part is the closing rate: negative while approaching).
+    #[inline]
+    pub(crate) fn relative_velocity(&self, velocities: &[Pair], poses: &[Pose]) -> Vec3 {
+        let at = |slot: u32, p: Vec3| {
+            let slot = slot as usize;
+            let [v, w] = velocities[slot];
+            v + w.cross(p - poses[slot].position)
+        };
+        at(self.slots[1], self.anchors[1]) - at(self.slots[0], self.anchors[0])
+    }
+
+    /// The smallest approach speed that bounces at this contact: its own threshold, else
+    /// the world's `default`.
+    #[inline]
+    pub(crate) fn restitution_threshold(&self, default: f64) -> f64 {
+        self.candidate.restitution_threshold.unwrap_or(default)
+    }
 }

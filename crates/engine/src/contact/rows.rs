@@ -9,7 +9,7 @@ use crate::rows::{JacobianRow, Pose, Row, RowStorage, Softness};
 /// Sliding speed (m/s) above which the first tangent follows the sliding direction.
 const ALIGN_SPEED: f64 = 1e-3;
 /// A contact within this distance (m) of touching counts as touching for restitution.
-const TOUCHING: f64 = 1e-4;
+pub(crate) const TOUCHING: f64 = 1e-4;
 /// Two tangents this aligned (cosine) keep last step's Dantzig index sets.
 const SAME_BASIS: f64 = 1.0 - 1e-9;
 /// CFM of a bouncing row relative to the contact's (kept above zero so that redundant
@@ -179,13 +179,7 @@ pub(crate) fn prepare(
     threshold: f64,
 ) {
     for point in points {
-        let [a, b] = point.slots.map(|s| s as usize);
-        let [p_a, p_b] = point.anchors;
-        let at = |slot: usize, p: Vec3| {
-            let [v, w] = predicted[slot];
-            v + w.cross(p - poses[slot].position)
-        };
-        let relative = at(b, p_b) - at(a, p_a);
+        let relative = point.relative_velocity(predicted, poses);
         let c = &point.candidate;
         let n = c.geometry.normal;
         let normal_speed = n.dot(relative);
@@ -207,7 +201,7 @@ pub(crate) fn prepare(
             let speed = approach.max(point.memory.approach);
             point.memory.approach = 0.0;
             // The threshold is the smallest speed that bounces (0 included: any approach).
-            let threshold = c.restitution_threshold.unwrap_or(threshold);
+            let threshold = point.restitution_threshold(threshold);
             if c.restitution > 0.0 && speed > 0.0 && speed >= threshold {
                 point.bounce = Some(c.restitution * speed);
             }

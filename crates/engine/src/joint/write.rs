@@ -2,8 +2,7 @@
 //! except point joints, whose three rows are computed in place (see `points.rs`).
 
 use crate::handles::{Arena, JointHandle};
-use crate::joint::points::{push_point_rows, world_anchors};
-use crate::joint::points::{EqualityBlock, FixedRows};
+use crate::joint::points::{push_point_rows, world_anchors, EqualityBlock, FixedRows};
 use crate::joint::{AxisDynamics, Joint, JointRows};
 use crate::rows::hot::Pair;
 use crate::rows::{Pose, RowMotion, RowPass, RowStorage, RowWriter, Softness};
