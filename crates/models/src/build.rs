@@ -10,14 +10,14 @@ use std::collections::{BTreeMap, HashSet};
 use stiction::joint::{AxisControl, JointLimit, JointMotor};
 use stiction::math::{Quat, Vec3};
 use stiction::{
-    BallJoint, BodyHandle, ColliderBuilder, ContactCandidate, ContactHook, FixedJoint, HingeJoint,
+    AxisDynamics, BallJoint, BodyHandle, JointServo, ColliderBuilder, ContactCandidate, ContactHook, FixedJoint, HingeJoint,
     HookAction, JointBuilder, MassProperties, Material, Pose, RigidBodyBuilder, SliderJoint, World,
 };
 
-use crate::desc::{GeomDesc, JointType, LinkDesc, ModelDesc, Shape};
-use crate::error::{Location, ModelError};
+use crate::desc::{ActuatorKind, GeomDesc, JointType, LinkDesc, ModelDesc, Shape};
+use crate::error::{Location, ModelError, WarningKind};
 use crate::options::{Base, LoadOptions, HOLD_FORCE};
-use crate::{Format, JointInfo, LoadedModel};
+use crate::{ActuatorInfo, Format, JointInfo, LoadedModel};
 
 /// `a * b`: the frame `b` given in frame `a`, expressed where `a` is.
 pub(crate) fn compose(a: &Pose, b: &Pose) -> Pose {
@@ -76,8 +76,10 @@ pub(crate) fn build(
     desc: ModelDesc,
     format: Format,
     options: &LoadOptions,
-    warnings: Vec<crate::Warning>,
+    mut warnings: Vec<crate::Warning>,
 ) -> Result<LoadedModel, ModelError> {
+    let mut desc = desc;
+    give_mass_to_moving_massless_links(&mut desc, &mut warnings);
     let links = &desc.links;
     // Initial joint values, by link.
     let mut q = vec![0.0; links.len()];
@@ -207,6 +209,7 @@ pub(crate) fn build(
         let pose = compose(&options.base_pose, &geom.pose);
         add_collider(world, geom, pose, None, true)?;
     }
+    let servos = servos(&desc, options, &q)?;
     // Joints, built at the zero configuration so that joint value 0 is the file's zero.
     let mut joints = BTreeMap::new();
     let mut joint_info = BTreeMap::new();
@@ -226,6 +229,8 @@ pub(crate) fn build(
             limit: joint.limit,
             effort: joint.effort,
             friction: joint.friction,
+            damping: joint.damping,
+            servo: servos.get(&joint.name).copied(),
         };
         let skip =
             matches!(role[i], Role::Static | Role::Merged(_)) || joint.kind == JointType::Free;
@@ -244,15 +249,19 @@ pub(crate) fn build(
                 };
                 let motor = if options.hold_joints {
                     Some(JointMotor::new(0.0, joint.effort.unwrap_or(HOLD_FORCE)))
-                } else if joint.friction > 0.0 {
-                    // A velocity motor of target 0 bounded by the friction torque is Coulomb
-                    // joint friction: it sticks below the bound and slips above it.
-                    Some(JointMotor::new(0.0, joint.friction))
                 } else {
                     None
                 };
                 let motor = motor.transpose().map_err(|e| physics(&joint.at, e))?;
                 Ok(AxisControl { limit, motor })
+            };
+            let dynamics = AxisDynamics::default()
+                .with_friction(joint.friction)
+                .and_then(|d| d.with_damping(joint.damping))
+                .map_err(err)?;
+            let dynamics = match servos.get(&joint.name) {
+                Some(servo) => dynamics.with_servo(*servo),
+                None => dynamics,
             };
             let builder = match joint.kind {
                 JointType::Hinge => JointBuilder::new(
@@ -280,6 +289,22 @@ pub(crate) fn build(
                     BallJoint::at_world_point(anchor, &pose_a, &pose_b).map_err(err)?,
                 ),
                 JointType::Free => unreachable!("free joints are skipped"),
+            };
+            let builder = if dynamics.is_none() {
+                builder
+            } else if matches!(joint.kind, JointType::Hinge | JointType::Slider) {
+                builder.axis_dynamics(0, dynamics).map_err(err)?
+            } else {
+                // Ball joints: the engine's friction, damping and servos act on single axes.
+                warnings.push(crate::Warning {
+                    at: joint.at.clone(),
+                    kind: WarningKind::NotSimulated,
+                    message: format!(
+                        "friction, damping and actuators of {:?} joint \"{}\" are not simulated",
+                        joint.kind, joint.name
+                    ),
+                });
+                builder
             };
             let handle = world.add_joint(builder).map_err(err)?;
             joints.insert(joint.name.clone(), handle);
@@ -315,9 +340,26 @@ pub(crate) fn build(
     if options.filter_adjacent_links && !excluded_pairs.is_empty() {
         world.set_contact_hook(contact_filter(excluded_pairs.clone()));
     }
+    let actuators = desc
+        .actuators
+        .iter()
+        .map(|a| {
+            let info = ActuatorInfo {
+                joint: a.joint.clone(),
+                kind: a.kind,
+                gear: a.gear,
+                ctrl_range: a.ctrl_range,
+                force_range: a.force_range,
+            };
+            (a.name.clone(), info)
+        })
+        .collect();
     Ok(LoadedModel {
         name: desc.name,
         format,
+        actuators,
+        timestep: desc.timestep,
+        gravity: desc.gravity,
         links: link_handles,
         joints,
         joint_info,
@@ -391,4 +433,123 @@ pub fn contact_filter(
         [Some(a), Some(b)] if pairs.contains(&ordered(a, b)) => HookAction::Reject,
         _ => HookAction::Keep,
     }
+}
+
+/// The fraction of its child's mass and inertia a massless moving link receives.
+pub(crate) const MASSLESS_LINK_FRACTION: f64 = 1e-3;
+
+/// Links without mass that a joint moves (URDF chains of joints through empty "virtual"
+/// links, MJCF bodies with several joints) cannot be dynamic bodies: each gets
+/// [`MASSLESS_LINK_FRACTION`] of the mass and inertia of its heaviest child link, or of the
+/// model's lightest link when it has no massive child, with a warning. The fraction is
+/// small enough to change the model's dynamics by about that fraction and large enough
+/// for the solver's mass ratios.
+fn give_mass_to_moving_massless_links(desc: &mut ModelDesc, warnings: &mut Vec<crate::Warning>) {
+    let moving = |l: &LinkDesc| {
+        l.joint
+            .as_ref()
+            .is_some_and(|j| !matches!(j.kind, JointType::Fixed | JointType::Free))
+    };
+    let lightest = desc
+        .links
+        .iter()
+        .filter_map(|l| l.mass)
+        .min_by(|a, b| a.mass().total_cmp(&b.mass()));
+    // Children come after parents: fill from the leaves so chains of massless links inherit.
+    for i in (0..desc.links.len()).rev() {
+        if desc.links[i].mass.is_some() || !moving(&desc.links[i]) {
+            continue;
+        }
+        let heaviest_child = desc
+            .links
+            .iter()
+            .filter(|l| l.parent == Some(i))
+            .filter_map(|l| l.mass.map(|m| (l.name.clone(), m)))
+            .max_by(|a, b| a.1.mass().total_cmp(&b.1.mass()));
+        let (from, source) = match (heaviest_child, lightest) {
+            (Some((name, m)), _) => (format!("its child \"{name}\""), m),
+            (None, Some(m)) => ("the model's lightest link".to_string(), m),
+            (None, None) => continue,
+        };
+        let k = MASSLESS_LINK_FRACTION;
+        let Ok(mass) = MassProperties::new(source.mass() * k, Vec3::ZERO, source.inertia() * k)
+        else {
+            continue;
+        };
+        let link = &mut desc.links[i];
+        let joint = link.joint.as_ref().map_or("", |j| j.name.as_str());
+        warnings.push(crate::Warning {
+            at: link.at.clone(),
+            kind: WarningKind::Repaired,
+            message: format!(
+                "link \"{}\" has no mass but joint \"{joint}\" moves it: given {k} of the mass and inertia of {from} ({:.3e} kg)",
+                link.name,
+                mass.mass()
+            ),
+        });
+        link.mass = Some(mass);
+    }
+}
+
+/// The servo of each joint: from the file's position and velocity actuators, else from
+/// [`LoadOptions::position_servos`]. A position servo's target is the joint's initial
+/// value, so a loaded robot holds the pose it was placed in.
+fn servos(
+    desc: &ModelDesc,
+    options: &LoadOptions,
+    q: &[f64],
+) -> Result<BTreeMap<String, JointServo>, ModelError> {
+    let mut out: BTreeMap<String, JointServo> = BTreeMap::new();
+    let initial = |name: &str| {
+        desc.links
+            .iter()
+            .position(|l| l.joint.as_ref().is_some_and(|j| j.name == name))
+            .map_or(0.0, |i| q[i])
+    };
+    for a in &desc.actuators {
+        let bad = |e: stiction::WorldError| physics(&a.at, e);
+        // A gear g makes the actuator length g q and the joint force g f: gains scale by g^2.
+        let g2 = a.gear * a.gear;
+        let (kp, kv) = match a.kind {
+            ActuatorKind::Position { kp, kv } => (kp * g2, kv * g2),
+            ActuatorKind::Velocity { kv } => (0.0, kv * g2),
+            ActuatorKind::Motor => continue,
+        };
+        let previous = out.get(&a.joint).copied();
+        let stiffness = kp + previous.map_or(0.0, |s| s.stiffness);
+        let damping = kv + previous.map_or(0.0, |s| s.damping);
+        if stiffness == 0.0 && damping == 0.0 {
+            continue;
+        }
+        let mut servo = if stiffness > 0.0 {
+            JointServo::position(initial(&a.joint), stiffness, damping)
+        } else {
+            JointServo::velocity(0.0, damping)
+        }
+        .map_err(bad)?;
+        let limit = a
+            .force_range
+            .map(|(lo, hi)| lo.abs().max(hi.abs()) * a.gear.abs());
+        if let Some(f) = limit.or(previous.map(|s| s.max_force)) {
+            servo = servo.with_max_force(f).map_err(bad)?;
+        }
+        out.insert(a.joint.clone(), servo);
+    }
+    if let Some(gains) = options.position_servos {
+        for (i, link) in desc.links.iter().enumerate() {
+            let Some(j) = &link.joint else { continue };
+            if !matches!(j.kind, JointType::Hinge | JointType::Slider) || out.contains_key(&j.name)
+            {
+                continue;
+            }
+            let bad = |e: stiction::WorldError| physics(&j.at, e);
+            let mut servo =
+                JointServo::position(q[i], gains.stiffness, gains.damping).map_err(bad)?;
+            if let Some(effort) = j.effort.filter(|e| *e > 0.0) {
+                servo = servo.with_max_force(effort).map_err(bad)?;
+            }
+            out.insert(j.name.clone(), servo);
+        }
+    }
+    Ok(out)
 }

@@ -15,6 +15,46 @@ pub(crate) struct ModelDesc {
     pub links: Vec<LinkDesc>,
     /// Geometry fixed in the world (MJCF `<worldbody>` geoms), in the model frame.
     pub world_geoms: Vec<GeomDesc>,
+    /// Actuators (MJCF `<actuator>`), in file order.
+    pub actuators: Vec<ActuatorDesc>,
+    /// MJCF `<option timestep>`, s.
+    pub timestep: Option<f64>,
+    /// MJCF `<option gravity>`, m/s^2.
+    pub gravity: Option<Vec3>,
+}
+
+/// What an actuator does to its joint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ActuatorKind {
+    /// MJCF `<position>`: a position servo of stiffness `kp` (and damping `kv`).
+    Position {
+        /// Stiffness, N m/rad or N/m, on the actuator's length.
+        kp: f64,
+        /// Damping, N m s/rad or N s/m, on the actuator's length.
+        kv: f64,
+    },
+    /// MJCF `<velocity>`: a velocity servo of gain `kv`.
+    Velocity {
+        /// Gain, N m s/rad or N s/m, on the actuator's length.
+        kv: f64,
+    },
+    /// MJCF `<motor>`: a force or torque the controller sets directly.
+    Motor,
+}
+
+/// One actuator on one joint.
+pub(crate) struct ActuatorDesc {
+    pub name: String,
+    pub at: Location,
+    pub joint: String,
+    pub kind: ActuatorKind,
+    /// The transmission ratio: joint force = gear * actuator force, actuator length =
+    /// gear * joint coordinate.
+    pub gear: f64,
+    /// The range of the control signal, if limited.
+    pub ctrl_range: Option<(f64, f64)>,
+    /// The range of the actuator force, if limited.
+    pub force_range: Option<(f64, f64)>,
 }
 
 /// One rigid link.
@@ -65,6 +105,8 @@ pub(crate) struct JointDesc {
     pub effort: Option<f64>,
     /// Coulomb friction force or torque (URDF `friction`, MJCF `frictionloss`).
     pub friction: f64,
+    /// Viscous damping (URDF and MJCF `damping`), N s/m or N m s/rad.
+    pub damping: f64,
 }
 
 /// One collision shape.

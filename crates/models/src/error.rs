@@ -168,6 +168,10 @@ pub enum WarningKind {
     NotSimulated,
     /// Visual-only content (`<visual>`, materials, colours): one summary per file.
     Visual,
+    /// A value the engine cannot take as written and the importer changed, saying how: an
+    /// inertia tensor that is not positive definite or breaks the triangle inequality, a
+    /// massless link that a joint moves, an MJCF body with several joints.
+    Repaired,
 }
 
 /// Something read from the model that the simulation does not use, with its location.

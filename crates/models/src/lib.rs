@@ -27,6 +27,7 @@
 mod build;
 mod desc;
 mod error;
+mod inertia;
 mod mesh;
 mod mjcf;
 mod options;
@@ -39,10 +40,10 @@ use std::path::Path;
 use stiction::{BodyHandle, JointHandle, World};
 
 pub use build::contact_filter;
-pub use desc::JointType;
+pub use desc::{ActuatorKind, JointType};
 pub use error::{Location, ModelError, Warning, WarningKind};
-pub use mesh::MODEL_PATH_VARIABLE;
-pub use options::{Base, LoadOptions, HOLD_FORCE};
+pub use mesh::{read_mesh, MODEL_PATH_VARIABLE};
+pub use options::{Base, LoadOptions, ServoGains, HOLD_FORCE};
 
 /// The file formats read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,9 +67,31 @@ pub struct JointInfo {
     /// The largest actuator force or torque the file gives (URDF `effort`): the bound of
     /// the holding motors of [`LoadOptions::hold_joints`], and the one to give your own.
     pub effort: Option<f64>,
-    /// Coulomb friction force or torque, simulated as a velocity motor of target 0 bounded
-    /// by it (unless [`LoadOptions::hold_joints`] puts a holding motor there instead).
+    /// Coulomb friction force or torque (URDF `friction`, MJCF `frictionloss`): a bounded
+    /// velocity row of the joint ([`stiction::AxisDynamics::friction`]).
     pub friction: f64,
+    /// Viscous damping (URDF and MJCF `damping`), implicit
+    /// ([`stiction::AxisDynamics::damping`]).
+    pub damping: f64,
+    /// The servo built from the file's actuators or [`LoadOptions::position_servos`].
+    pub servo: Option<stiction::JointServo>,
+}
+
+/// An actuator of the file (MJCF `<actuator>`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActuatorInfo {
+    /// The joint it drives.
+    pub joint: String,
+    /// Position and velocity actuators are the joint's servo ([`JointInfo::servo`], gains
+    /// times `gear^2`); a motor's force is yours to apply.
+    pub kind: ActuatorKind,
+    /// Transmission ratio: joint force = gear * actuator force.
+    pub gear: f64,
+    /// The control range, if limited (a position actuator's target, a motor's force).
+    pub ctrl_range: Option<(f64, f64)>,
+    /// The actuator force range, if limited (the servo's force bound is its larger end
+    /// times the gear).
+    pub force_range: Option<(f64, f64)>,
 }
 
 /// A model added to a world.
@@ -88,6 +111,13 @@ pub struct LoadedModel {
     /// The pairs of bodies kept from colliding (jointed links and
     /// [`LoadOptions::excluded_links`]); pass them to [`contact_filter`] to combine models.
     pub excluded_pairs: Vec<(BodyHandle, BodyHandle)>,
+    /// The file's actuators by name (MJCF; URDF has none).
+    pub actuators: BTreeMap<String, ActuatorInfo>,
+    /// The file's time step (MJCF `<option timestep>`), s.
+    pub timestep: Option<f64>,
+    /// The file's gravity (MJCF `<option gravity>`), m/s^2: [`load`] sets it on the new
+    /// world; [`add_to_world`] leaves the world's.
+    pub gravity: Option<stiction::math::Vec3>,
     /// What the file holds that is not simulated, one line each.
     pub warnings: Vec<Warning>,
 }
@@ -100,6 +130,11 @@ pub fn load(
 ) -> Result<(World, LoadedModel), ModelError> {
     let mut world = World::new();
     let model = add_to_world(&mut world, path, options)?;
+    if let Some(g) = model.gravity {
+        world.set_gravity(g).map_err(|e| ModelError::Options {
+            message: format!("the file's gravity: {e}"),
+        })?;
+    }
     Ok((world, model))
 }
 

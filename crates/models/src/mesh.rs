@@ -81,41 +81,97 @@ pub(crate) fn load(
             searched: tried,
         });
     };
-    let fail = |message: String| ModelError::Mesh {
+    let (vertices, triangles) = read_mesh(&path, scale).map_err(|message| ModelError::Mesh {
         at: at.clone(),
         path: path.clone(),
         message,
+    })?;
+    Ok((path, vertices, triangles))
+}
+
+/// Reads the triangles of the mesh file at `path` (STL, OBJ or COLLADA), every vertex
+/// multiplied by `scale`: for scene files and tools that take a mesh without a model.
+/// The error says what is wrong with the file.
+pub fn read_mesh(path: &Path, scale: Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), String> {
+    let (vertices, triangles) = match binary_stl(path)? {
+        Some(mesh) => mesh,
+        None => {
+            let scene = mesh_loader::Loader::default()
+                .merge_meshes(true)
+                .load(path)
+                .map_err(|e| e.to_string())?;
+            let mut vertices = Vec::new();
+            let mut triangles = Vec::new();
+            for mesh in &scene.meshes {
+                let first =
+                    u32::try_from(vertices.len()).map_err(|_| "too many vertices".to_string())?;
+                vertices.extend(
+                    mesh.vertices
+                        .iter()
+                        .map(|v| Vec3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2]))),
+                );
+                triangles.extend(
+                    mesh.faces
+                        .iter()
+                        .map(|f| [f[0] + first, f[1] + first, f[2] + first]),
+                );
+            }
+            (vertices, triangles)
+        }
     };
-    let scene = mesh_loader::Loader::default()
-        .merge_meshes(true)
-        .load(&path)
-        .map_err(|e| fail(e.to_string()))?;
-    let mut vertices = Vec::new();
-    let mut triangles = Vec::new();
-    for mesh in &scene.meshes {
-        let first = u32::try_from(vertices.len()).map_err(|_| fail("too many vertices".into()))?;
-        vertices.extend(
-            mesh.vertices
-                .iter()
-                .map(|v| Vec3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])) * scale),
-        );
-        triangles.extend(
-            mesh.faces
-                .iter()
-                .map(|f| [f[0] + first, f[1] + first, f[2] + first]),
-        );
-    }
+    let vertices: Vec<Vec3> = vertices.into_iter().map(|v| v * scale).collect();
     if vertices.len() < 4 || !vertices.iter().all(|v| v.is_finite()) {
-        return Err(fail(format!(
+        return Err(format!(
             "needs at least 4 finite vertices, has {}",
             vertices.len()
-        )));
+        ));
     }
     let count = vertices.len();
     if triangles.iter().flatten().any(|&i| i as usize >= count) {
-        return Err(fail("a triangle names a vertex that does not exist".into()));
+        return Err("a triangle names a vertex that does not exist".into());
     }
-    Ok((path, vertices, triangles))
+    Ok((vertices, triangles))
+}
+
+/// A binary STL file read directly, or `None` when `path` is not one. Binary STL files
+/// whose 80-byte header starts with `solid` (many CAD exporters write them) look like
+/// ASCII STL to a reader that trusts the header; the size `84 + 50 n` tells them apart.
+fn binary_stl(path: &Path) -> Result<Option<(Vec<Vec3>, Vec<[u32; 3]>)>, String> {
+    let is_stl = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("stl"));
+    if !is_stl {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if bytes.len() < 84 {
+        return Ok(None);
+    }
+    let count = u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]) as usize;
+    if count.checked_mul(50).and_then(|n| n.checked_add(84)) != Some(bytes.len()) {
+        return Ok(None);
+    }
+    let float = |at: usize| {
+        f64::from(f32::from_le_bytes([
+            bytes[at],
+            bytes[at + 1],
+            bytes[at + 2],
+            bytes[at + 3],
+        ]))
+    };
+    let mut vertices = Vec::with_capacity(3 * count);
+    let mut triangles = Vec::with_capacity(count);
+    for t in 0..count {
+        // Each record: a normal (ignored: the winding gives it), three vertices, 2 bytes.
+        let record = 84 + 50 * t;
+        let first = u32::try_from(vertices.len()).map_err(|_| "too many vertices".to_string())?;
+        for k in 0..3 {
+            let at = record + 12 + 12 * k;
+            vertices.push(Vec3::new(float(at), float(at + 4), float(at + 8)));
+        }
+        triangles.push([first, first + 1, first + 2]);
+    }
+    Ok(Some((vertices, triangles)))
 }
 
 /// Volume, centre and inertia (about the centre, per unit density) of the solid bounded by

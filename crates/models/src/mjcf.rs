@@ -9,8 +9,11 @@ use roxmltree::Node;
 use stiction::math::{EulerRot, Mat3, Quat, Vec3};
 use stiction::{MassProperties, Pose};
 
-use crate::desc::{GeomDesc, JointDesc, JointType, LinkDesc, ModelDesc, Shape};
+use crate::desc::{
+    ActuatorDesc, ActuatorKind, GeomDesc, JointDesc, JointType, LinkDesc, ModelDesc, Shape,
+};
 use crate::error::{Location, ModelError, WarningKind};
+use crate::inertia;
 use crate::mesh;
 use crate::urdf::MeshPaths;
 use crate::xml::{parse_numbers, Source};
@@ -43,6 +46,8 @@ struct Attrs(HashMap<String, Value>);
 struct Class {
     geom: Attrs,
     joint: Attrs,
+    /// Actuator defaults by element name (`position`, `velocity`, `motor`, `general`).
+    actuators: HashMap<String, Attrs>,
 }
 
 const GEOM_ATTRIBUTES: &[&str] = &[
@@ -82,6 +87,19 @@ const JOINT_ATTRIBUTES: &[&str] = &[
     "ref",
     "springref",
 ];
+const ACTUATOR_ATTRIBUTES: &[&str] = &[
+    "name",
+    "class",
+    "joint",
+    "gear",
+    "kp",
+    "kv",
+    "ctrlrange",
+    "ctrllimited",
+    "forcerange",
+    "forcelimited",
+];
+const ACTUATOR_KINDS: &[&str] = &["position", "velocity", "motor"];
 const ORIENTATION: &[&str] = &["quat", "euler", "axisangle", "xyaxes", "zaxis"];
 
 impl Attrs {
@@ -256,6 +274,9 @@ pub(crate) fn read(
         name,
         links: Vec::new(),
         world_geoms: Vec::new(),
+        actuators: Vec::new(),
+        timestep: None,
+        gravity: None,
     };
     for node in root.children().filter(Node::is_element) {
         match node.tag_name().name() {
@@ -282,10 +303,132 @@ pub(crate) fn read(
                 })
             }
             "visual" => src.visual(src.at(node)),
+            "option" => read_option(src, node, &mut desc)?,
+            "actuator" => {
+                src.check_attributes(node, &[]);
+                for child in node.children().filter(Node::is_element) {
+                    if let Some(actuator) = read_actuator(src, child, &ctx)? {
+                        desc.actuators.push(actuator);
+                    }
+                }
+            }
             _ => src.ignore_element(node),
         }
     }
+    let known: std::collections::HashSet<&str> = desc
+        .links
+        .iter()
+        .filter_map(|l| l.joint.as_ref().map(|j| j.name.as_str()))
+        .collect();
+    if let Some(a) = desc.actuators.iter().find(|a| !known.contains(a.joint.as_str())) {
+        return Err(ModelError::UnknownReference {
+            at: a.at.clone(),
+            kind: "joint",
+            name: a.joint.clone(),
+        });
+    }
     Ok(desc)
+}
+
+/// `<option>`: the time step and gravity; the rest (integrator, solver, ...) is the
+/// engine's own and warned.
+fn read_option(src: &mut Source, node: Node, desc: &mut ModelDesc) -> Result<(), ModelError> {
+    src.check_attributes(node, &["timestep", "gravity"]);
+    if let Some(h) = src.number(node, "timestep")? {
+        if h <= 0.0 {
+            return Err(src.bad(node, "timestep", &h.to_string(), "a time step > 0 in s"));
+        }
+        desc.timestep = Some(h);
+    }
+    desc.gravity = src.vec3(node, "gravity")?;
+    for child in node.children().filter(Node::is_element) {
+        src.ignore_element(child);
+    }
+    Ok(())
+}
+
+/// One child of `<actuator>`: position, velocity and motor actuators on a joint; anything
+/// else (general actuators, tendons, sites) is warned and skipped.
+fn read_actuator(
+    src: &mut Source,
+    node: Node,
+    ctx: &Context,
+) -> Result<Option<ActuatorDesc>, ModelError> {
+    let tag = node.tag_name().name();
+    if !ACTUATOR_KINDS.contains(&tag) {
+        src.ignore_element(node);
+        return Ok(None);
+    }
+    src.check_attributes(node, ACTUATOR_ATTRIBUTES);
+    let class = class_of(src, node, "main", ctx)?;
+    let attrs = class
+        .actuators
+        .get(tag)
+        .cloned()
+        .unwrap_or_default()
+        .with(src, node);
+    let Some(joint) = attrs.text("joint").map(str::to_string) else {
+        let at = src.at(node);
+        src.warn(
+            at,
+            WarningKind::NotSimulated,
+            format!("<{tag}> without a joint (tendon, site or body transmission) is not simulated"),
+        );
+        return Ok(None);
+    };
+    let gear = match attrs.numbers("gear", 1, 6)? {
+        None => 1.0,
+        Some(g) if g[0] != 0.0 && g[1..].iter().all(|x| *x == 0.0) => g[0],
+        Some(_) => return Err(attrs.bad("gear", "a non-zero ratio (one number for a joint)")),
+    };
+    let gain = |name: &str| -> Result<f64, ModelError> {
+        match attrs.number(name)? {
+            Some(v) if v < 0.0 => Err(attrs.bad(name, "a gain >= 0")),
+            Some(v) => Ok(v),
+            None => Ok(0.0),
+        }
+    };
+    let kind = match tag {
+        // MuJoCo's default kp for a position actuator is 1.
+        "position" => ActuatorKind::Position {
+            kp: attrs.number("kp")?.map_or(Ok(1.0), |_| gain("kp"))?,
+            kv: gain("kv")?,
+        },
+        "velocity" => ActuatorKind::Velocity {
+            kv: attrs.number("kv")?.map_or(Ok(1.0), |_| gain("kv"))?,
+        },
+        _ => ActuatorKind::Motor,
+    };
+    let range = |name: &str, flag: &str| -> Result<Option<(f64, f64)>, ModelError> {
+        let Some(r) = attrs.numbers(name, 2, 2)? else {
+            return Ok(None);
+        };
+        let limited = match attrs.text(flag).unwrap_or("auto") {
+            "true" => true,
+            "false" => false,
+            "auto" => ctx.compiler.autolimits,
+            _ => return Err(attrs.bad(flag, "true, false or auto")),
+        };
+        if !limited {
+            return Ok(None);
+        }
+        if r[1] < r[0] {
+            return Err(attrs.bad(name, "lower <= upper"));
+        }
+        Ok(Some((r[0], r[1])))
+    };
+    let name = node
+        .attribute("name")
+        .map_or_else(|| format!("{tag}_{joint}"), str::to_string);
+    Ok(Some(ActuatorDesc {
+        name,
+        at: src.at(node),
+        joint,
+        kind,
+        gear,
+        ctrl_range: range("ctrlrange", "ctrllimited")?,
+        force_range: range("forcerange", "forcelimited")?,
+    }))
 }
 
 fn read_compiler(
@@ -396,6 +539,13 @@ fn read_default(
                 class.joint = class.joint.with(src, child);
             }
             "default" => {}
+            kind if ACTUATOR_KINDS.contains(&kind) => {
+                src.check_attributes(child, ACTUATOR_ATTRIBUTES);
+                let defaults = class.actuators.remove(kind).unwrap_or_default();
+                class
+                    .actuators
+                    .insert(kind.to_string(), defaults.with(src, child));
+            }
             _ => src.ignore_element(child),
         }
     }
@@ -476,7 +626,7 @@ fn read_body(
     let name = node
         .attribute("name")
         .map_or_else(|| format!("body{}", links.len()), str::to_string);
-    let mut joint: Option<JointDesc> = None;
+    let mut joints: Vec<JointDesc> = Vec::new();
     let mut free = false;
     let mut geoms = Vec::new();
     let mut geom_mass: Option<MassProperties> = None;
@@ -486,12 +636,6 @@ fn read_body(
         let tag = child.tag_name().name();
         match tag {
             "joint" | "freejoint" => {
-                if joint.is_some() || free {
-                    return Err(ModelError::Unsupported {
-                        at: src.at(child),
-                        what: format!("a second joint in body \"{name}\" (the engine joins two bodies by one joint: put each joint in its own body)"),
-                    });
-                }
                 let j = if tag == "freejoint" {
                     src.check_attributes(child, &["name"]);
                     None
@@ -499,9 +643,14 @@ fn read_body(
                     read_joint(src, child, &childclass, ctx, &name)?
                 };
                 match j {
-                    Some(j) if j.kind == JointType::Free => free = true,
-                    Some(j) => joint = Some(j),
-                    None => free = true,
+                    Some(j) if j.kind != JointType::Free => joints.push(j),
+                    _ => free = true,
+                }
+                if free && !joints.is_empty() {
+                    return Err(ModelError::Unsupported {
+                        at: src.at(child),
+                        what: format!("a free joint beside other joints in body \"{name}\""),
+                    });
                 }
                 if free && parent.is_some() {
                     return Err(ModelError::Unsupported {
@@ -531,10 +680,8 @@ fn read_body(
         (_, Some(m)) => m,
         (Some(false), None) => None,
     };
-    let joint = if free {
-        None
-    } else {
-        Some(joint.unwrap_or_else(|| JointDesc {
+    if !free && joints.is_empty() {
+        joints.push(JointDesc {
             name: format!("{name}_weld"),
             at: src.at(node),
             kind: JointType::Fixed,
@@ -543,15 +690,48 @@ fn read_body(
             limit: None,
             effort: None,
             friction: 0.0,
-        }))
-    };
+            damping: 0.0,
+        });
+    }
+    // Several joints in one body act in turn between the parent and the body (MuJoCo's
+    // hopper: slide x, slide z, hinge y). The engine joins two bodies by one joint, so all
+    // but the last get a massless link of their own, at the body's frame; the builder
+    // gives those links a small mass (docs/models.md).
+    let last = joints.pop();
+    let mut parent = parent;
+    let mut frame = frame;
+    if !joints.is_empty() {
+        let at = src.at(node);
+        src.warn(
+            at,
+            WarningKind::Repaired,
+            format!(
+                "body \"{name}\" has {} joints: built as a chain through {} massless link(s)",
+                joints.len() + 1,
+                joints.len()
+            ),
+        );
+    }
+    for joint in joints {
+        links.push(LinkDesc {
+            name: format!("{name}/{}", joint.name),
+            at: joint.at.clone(),
+            parent,
+            frame,
+            joint: Some(joint),
+            mass: None,
+            geoms: Vec::new(),
+        });
+        parent = Some(links.len() - 1);
+        frame = Pose::IDENTITY;
+    }
     let index = links.len();
     links.push(LinkDesc {
         name,
         at: src.at(node),
         parent,
         frame,
-        joint,
+        joint: last,
         mass,
         geoms,
     });
@@ -610,12 +790,8 @@ fn read_inertial(
         return Ok(None);
     }
     let r = Mat3::from_quat(frame.orientation);
-    MassProperties::new(mass, frame.position, r * tensor * r.transpose())
-        .map(Some)
-        .map_err(|e| ModelError::Physics {
-            at: src.at(node),
-            message: format!("inertial of mass {mass} kg: {e}"),
-        })
+    let at = src.at(node);
+    inertia::mass_properties(src, &at, mass, frame.position, r * tensor * r.transpose()).map(Some)
 }
 
 fn read_joint(
@@ -650,6 +826,7 @@ fn read_joint(
             limit: None,
             effort: None,
             friction: 0.0,
+            damping: 0.0,
         }));
     }
     let axis = match attrs.vec3("axis")? {
@@ -692,7 +869,6 @@ fn read_joint(
         limit
     };
     for (attribute, why) in [
-        ("damping", "joint damping is not simulated yet"),
         ("armature", "armature (rotor inertia) is not simulated"),
         ("stiffness", "joint springs are not simulated"),
         ("ref", "the reference position is not simulated"),
@@ -706,6 +882,10 @@ fn read_joint(
     if friction < 0.0 {
         return Err(attrs.bad("frictionloss", "a force or torque >= 0"));
     }
+    let damping = attrs.number("damping")?.unwrap_or(0.0);
+    if damping < 0.0 {
+        return Err(attrs.bad("damping", "a damping coefficient >= 0"));
+    }
     Ok(Some(JointDesc {
         name,
         at: src.at(node),
@@ -715,6 +895,7 @@ fn read_joint(
         limit,
         effort: None,
         friction,
+        damping,
     }))
 }
 

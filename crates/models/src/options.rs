@@ -41,6 +41,20 @@ pub struct LoadOptions {
     pub excluded_links: Vec<(String, String)>,
     /// Directories searched for meshes, before those of `STICTION_MODEL_PATH`.
     pub search_path: Vec<PathBuf>,
+    /// A position servo with these gains on every hinge and slider the file gives no
+    /// actuator, holding the joint's initial value, its force bounded by the joint's
+    /// `effort` where the file gives one (PyBullet's position control, for URDF arms).
+    /// Default: none. Targets move with [`stiction::Joint::set_servo`].
+    pub position_servos: Option<ServoGains>,
+}
+
+/// Stiffness and damping of the servos [`LoadOptions::position_servos`] adds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServoGains {
+    /// N m/rad on hinges, N/m on sliders (finite, `>= 0`).
+    pub stiffness: f64,
+    /// N m s/rad on hinges, N s/m on sliders (finite, `>= 0`; not both zero).
+    pub damping: f64,
 }
 
 /// The motor force bound [`LoadOptions::hold_joints`] uses where the file gives no effort
@@ -57,6 +71,7 @@ impl Default for LoadOptions {
             filter_adjacent_links: true,
             excluded_links: Vec::new(),
             search_path: Vec::new(),
+            position_servos: None,
         }
     }
 }

@@ -10,6 +10,7 @@ use stiction::{MassProperties, Pose};
 
 use crate::desc::{GeomDesc, JointDesc, JointType, LinkDesc, ModelDesc, Shape};
 use crate::error::{ModelError, WarningKind};
+use crate::inertia;
 use crate::mesh;
 use crate::xml::{rpy, Source};
 
@@ -168,6 +169,9 @@ pub(crate) fn read(
         name,
         links: ordered,
         world_geoms: Vec::new(),
+        actuators: Vec::new(),
+        timestep: None,
+        gravity: None,
     })
 }
 
@@ -255,12 +259,8 @@ fn read_inertial(src: &mut Source, node: Node) -> Result<Option<MassProperties>,
     );
     let r = Mat3::from_quat(frame.orientation);
     let inertia = r * local * r.transpose();
-    MassProperties::new(mass, frame.position, inertia)
-        .map(Some)
-        .map_err(|e| ModelError::Physics {
-            at: src.at(tensor_node),
-            message: format!("inertial of mass {mass} kg: {e}"),
-        })
+    let at = src.at(tensor_node);
+    inertia::mass_properties(src, &at, mass, frame.position, inertia).map(Some)
 }
 
 fn read_collision(src: &mut Source, node: Node, paths: &MeshPaths) -> Result<GeomDesc, ModelError> {
@@ -397,6 +397,7 @@ fn read_joint<'a, 'input>(
     let mut limit = None;
     let mut effort = None;
     let mut friction = 0.0;
+    let mut damping = 0.0;
     for child in node.children().filter(Node::is_element) {
         match child.tag_name().name() {
             "origin" => {}
@@ -412,10 +413,16 @@ fn read_joint<'a, 'input>(
             "axis" => {
                 src.check_attributes(child, &["xyz"]);
                 let text = child.attribute("xyz").unwrap_or_default();
+                let moves_along_axis = matches!(kind, JointType::Hinge | JointType::Slider);
                 axis = match src.vec3(child, "xyz")? {
-                    Some(a) => a
-                        .try_normalize()
-                        .ok_or_else(|| src.bad(child, "xyz", text, "a non-zero direction"))?,
+                    Some(a) => match a.try_normalize() {
+                        Some(unit) => unit,
+                        None if moves_along_axis => {
+                            return Err(src.bad(child, "xyz", text, "a non-zero direction"))
+                        }
+                        // Exporters write `0 0 0` on fixed joints, whose axis means nothing.
+                        None => Vec3::X,
+                    },
                     None => Vec3::X,
                 };
             }
@@ -462,9 +469,15 @@ fn read_joint<'a, 'input>(
             "dynamics" => {
                 src.check_attributes(child, &["damping", "friction"]);
                 if let Some(d) = src.number(child, "damping")? {
-                    if d != 0.0 {
-                        src.not_simulated(child, "damping", "joint damping is not simulated yet");
+                    if d < 0.0 {
+                        return Err(src.bad(
+                            child,
+                            "damping",
+                            &d.to_string(),
+                            "a damping coefficient >= 0",
+                        ));
                     }
+                    damping = d;
                 }
                 if let Some(f) = src.number(child, "friction")? {
                     if f < 0.0 {
@@ -504,6 +517,7 @@ fn read_joint<'a, 'input>(
             limit,
             effort,
             friction,
+            damping,
         },
         origin,
     })

@@ -51,11 +51,15 @@ impl<'a, 'input> Source<'a, 'input> {
     }
 
     pub fn warn(&mut self, at: Location, kind: WarningKind, message: impl Into<String>) {
-        self.warnings.push(Warning {
+        let warning = Warning {
             at,
             kind,
             message: message.into(),
-        });
+        };
+        // A default class read by many elements would repeat its warnings once per use.
+        if !self.warnings.contains(&warning) {
+            self.warnings.push(warning);
+        }
     }
 
     /// Counts a visual-only item towards the file's one summary warning.

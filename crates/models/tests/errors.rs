@@ -109,12 +109,29 @@ fn every_urdf_error_is_located() {
         assert!(is_kind(&err), "wrong kind: {err}");
         assert_at(&err, "inline.urdf", &text, needle);
     }
-    // The second root above is refused at the duplicate link; a massless link moved by a
-    // joint is refused at the link.
+    // A massless link moved by a joint is given a small mass, with a warning at the link.
     let text = robot("  <link name=\"b\"/>\n  <joint name=\"j\" type=\"revolute\">\n    <parent link=\"a\"/>\n    <child link=\"b\"/>\n  </joint>\n");
-    let err = refuse("inline.urdf", &text);
-    assert!(matches!(err, ModelError::Physics { .. }), "{err}");
-    assert_at(&err, "inline.urdf", &text, "<link name=\"b\"/>");
+    let mut world = World::new();
+    let model = add_str_to_world(
+        &mut world,
+        &text,
+        &fixture("inline.urdf"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let (line, column) = position_of(&text, "<link name=\"b\"/>");
+    let repaired = model
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::Repaired)
+        .expect("a repair warning");
+    assert_eq!((repaired.at.line, repaired.at.column), (line, column));
+    let a_mass = world.body(model.links["a"]).unwrap().mass_properties();
+    let b_mass = world.body(model.links["b"]).unwrap().mass_properties();
+    assert!(
+        (b_mass.mass() - 1e-3 * a_mass.mass()).abs() < 1e-15,
+        "{repaired}"
+    );
 }
 
 #[test]
@@ -126,9 +143,19 @@ fn every_mjcf_error_is_located() {
             |e| matches!(e, ModelError::Unsupported { .. }),
         ),
         (
-            "<mujoco>\n  <worldbody>\n    <body>\n      <joint/>\n      <joint type=\"slide\"/>\n      <geom size=\"1\"/>\n    </body>\n  </worldbody>\n</mujoco>\n",
-            "<joint type=\"slide\"/>",
+            "<mujoco>\n  <worldbody>\n    <body>\n      <joint/>\n      <freejoint/>\n      <geom size=\"1\"/>\n    </body>\n  </worldbody>\n</mujoco>\n",
+            "<freejoint/>",
             |e| matches!(e, ModelError::Unsupported { .. }),
+        ),
+        (
+            "<mujoco>\n  <worldbody>\n    <body>\n      <joint name=\"j\"/>\n      <geom size=\"1\"/>\n    </body>\n  </worldbody>\n  <actuator>\n    <position joint=\"nothing\"/>\n  </actuator>\n</mujoco>\n",
+            "<position joint=",
+            |e| matches!(e, ModelError::UnknownReference { .. }),
+        ),
+        (
+            "<mujoco>\n  <option timestep=\"-1\"/>\n</mujoco>\n",
+            "timestep=",
+            |e| matches!(e, ModelError::BadValue { .. }),
         ),
         (
             "<mujoco>\n  <worldbody>\n    <geom class=\"nothing\" size=\"1\"/>\n  </worldbody>\n</mujoco>\n",
@@ -206,7 +233,6 @@ fn every_warning_kind_is_located() {
         (WarningKind::IgnoredAttribute, "colour="),
         (WarningKind::Visual, "<visual>"),
         (WarningKind::NotSimulated, "velocity="),
-        (WarningKind::NotSimulated, "damping="),
         (WarningKind::NotSimulated, "<mimic"),
         (WarningKind::IgnoredElement, "<gazebo/>"),
     ];
@@ -225,13 +251,14 @@ fn every_warning_kind_is_located() {
         );
     }
     assert_eq!(model.warnings.len(), expect.len(), "{:?}", model.warnings);
-    // Joint friction is simulated: a motor of target 0 bounded by the friction torque.
+    // Joint friction and damping are simulated: rows of the joint's axis.
     let info = &model.joint_info["j"];
-    assert_eq!((info.friction, info.effort), (0.2, Some(5.0)));
+    assert_eq!(
+        (info.friction, info.damping, info.effort),
+        (0.2, 0.1, Some(5.0))
+    );
     let joint = world.joint(model.joints["j"]).unwrap();
-    let stiction::JointKind::Hinge(hinge) = joint.kind() else {
-        panic!()
-    };
-    let motor = hinge.control.motor.unwrap();
-    assert_eq!((motor.target_velocity, motor.max_force), (0.0, 0.2));
+    let dynamics = joint.axis_dynamics(0).unwrap();
+    assert_eq!((dynamics.friction, dynamics.damping), (0.2, 0.1));
+    assert!(dynamics.servo.is_none());
 }

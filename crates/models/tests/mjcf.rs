@@ -39,10 +39,9 @@ fn pendulum_masses_come_from_geoms_and_classes() {
         .colliders()
         .any(|(_, c)| c.body().is_none() && c.shape().as_halfspace().is_some()));
     let kinds: Vec<_> = model.warnings.iter().map(|w| (w.kind, w.at.line)).collect();
-    assert!(
-        kinds.contains(&(WarningKind::IgnoredElement, 5)),
-        "option: {kinds:?}"
-    );
+    // <option timestep> is read, and reported for the caller to step at.
+    assert_eq!(model.timestep, Some(0.001));
+    assert!(!kinds.iter().any(|(_, line)| *line == 5), "{kinds:?}");
     assert!(
         kinds.contains(&(WarningKind::Visual, 14)),
         "light: {kinds:?}"
@@ -125,13 +124,19 @@ fn arm_ranges_are_radians_and_the_welded_base_is_static() {
     }
     let kinds: Vec<_> = model.warnings.iter().map(|w| (w.kind, w.at.line)).collect();
     for expected in [
-        (WarningKind::NotSimulated, 15),     // damping
         (WarningKind::IgnoredAttribute, 17), // condim
-        (WarningKind::IgnoredElement, 26),   // actuator
         (WarningKind::Visual, 13),           // rgba
     ] {
         assert!(kinds.contains(&expected), "{expected:?} not in {kinds:?}");
     }
+    // Damping is simulated, and the motor actuator is listed for the controller to drive.
+    let shoulder = world.joint(model.joints["shoulder"]).unwrap();
+    assert_eq!(shoulder.axis_dynamics(0).unwrap().damping, 0.5);
+    let motor = &model.actuators["motor_shoulder"];
+    assert_eq!(
+        (motor.joint.as_str(), motor.kind, motor.gear),
+        ("shoulder", stiction_models::ActuatorKind::Motor, 1.0)
+    );
 }
 
 #[test]

@@ -1,0 +1,107 @@
+//! Mass properties as files give them, made acceptable to the engine.
+//!
+//! Robot descriptions often carry inertia tensors that no body of non-negative density has:
+//! placeholder links with zero or round-off negative moments, CAD exports whose principal
+//! moments break the triangle inequality `I1 + I2 >= I3`. Other simulators accept them
+//! (and some then misbehave); the engine refuses them. The importer adds the smallest
+//! isotropic inertia `delta E` that makes the tensor valid, which raises every principal
+//! moment by `delta` and keeps the principal axes, and says so in a warning. A moment
+//! below `-1e-6` of the largest (and below `-m (1 mm)^2`) is not round-off but a wrong tensor, and stays an error.
+
+use stiction::math::{Mat3, Vec3};
+use stiction::MassProperties;
+
+use crate::error::{Location, ModelError, WarningKind};
+use crate::xml::Source;
+
+/// The smallest principal moment kept, relative to the largest: below it the body's
+/// rotation about that axis is so cheap that the solver sees a near-singular mass matrix.
+const RELATIVE_FLOOR: f64 = 1e-6;
+
+/// A moment floor for point masses (all moments zero): that of the mass spread over 1 mm.
+const POINT_MASS_RADIUS: f64 = 1e-3;
+
+/// `mass`, `center` and `inertia` (about the centre, link axes) as mass properties,
+/// repaired with a warning at `at` when the tensor is invalid.
+pub(crate) fn mass_properties(
+    src: &mut Source,
+    at: &Location,
+    mass: f64,
+    center: Vec3,
+    inertia: Mat3,
+) -> Result<MassProperties, ModelError> {
+    let physics = |e: stiction::MassPropertiesError| ModelError::Physics {
+        at: at.clone(),
+        message: format!("inertial of mass {mass} kg: {e}"),
+    };
+    let first_error = match MassProperties::new(mass, center, inertia) {
+        Ok(properties) => return Ok(properties),
+        Err(e) => e,
+    };
+    // Only the tensor is repaired: a bad mass or centre is an error in the file.
+    let symmetric = (inertia + inertia.transpose()) * 0.5;
+    if !mass.is_finite() || mass <= 0.0 || !center.is_finite() || !symmetric.is_finite() {
+        return Err(physics(first_error));
+    }
+    let [i1, i2, i3] = eigenvalues(symmetric);
+    // A clearly negative moment is a wrong tensor, not round-off in a placeholder.
+    let point = mass * POINT_MASS_RADIUS * POINT_MASS_RADIUS;
+    if i1 < -(RELATIVE_FLOOR * i3.abs()).max(point) {
+        return Err(physics(first_error));
+    }
+    let floor = (RELATIVE_FLOOR * i3.abs()).max(point);
+    // Adding delta E raises each moment by delta: I1 + I2 >= I3 needs delta >= I3 - I1 - I2,
+    // positive definiteness with margin needs delta >= floor - I1.
+    let delta = (i3 - i1 - i2).max(floor - i1).max(0.0) * (1.0 + 1e-9);
+    let repaired = symmetric + Mat3::from_diagonal(Vec3::splat(delta));
+    let properties = MassProperties::new(mass, center, repaired).map_err(physics)?;
+    src.warn(
+        at.clone(),
+        WarningKind::Repaired,
+        format!(
+            "inertial of mass {mass} kg: {first_error}; added {delta:.3e} kg m^2 to every principal moment"
+        ),
+    );
+    Ok(properties)
+}
+
+/// Eigenvalues of a symmetric 3x3 matrix in ascending order (the trigonometric solution of
+/// the characteristic cubic; accurate to round-off relative to the largest).
+fn eigenvalues(a: Mat3) -> [f64; 3] {
+    let (a00, a11, a22) = (a.x_axis.x, a.y_axis.y, a.z_axis.z);
+    let (a01, a02, a12) = (a.y_axis.x, a.z_axis.x, a.z_axis.y);
+    let off = a01 * a01 + a02 * a02 + a12 * a12;
+    if off == 0.0 {
+        let mut d = [a00, a11, a22];
+        d.sort_by(f64::total_cmp);
+        return d;
+    }
+    let q = (a00 + a11 + a22) / 3.0;
+    let p2 = (a00 - q).powi(2) + (a11 - q).powi(2) + (a22 - q).powi(2) + 2.0 * off;
+    let p = (p2 / 6.0).sqrt();
+    let b = (a - Mat3::from_diagonal(Vec3::splat(q))) * (1.0 / p);
+    let r = (b.determinant() / 2.0).clamp(-1.0, 1.0);
+    let phi = r.acos() / 3.0;
+    let largest = q + 2.0 * p * phi.cos();
+    let smallest = q + 2.0 * p * (phi + 2.0 * std::f64::consts::PI / 3.0).cos();
+    let middle = 3.0 * q - largest - smallest;
+    [smallest, middle, largest]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eigenvalues_of_a_rotated_diagonal_tensor() {
+        let r = Mat3::from_quat(stiction::math::Quat::from_euler(
+            stiction::math::EulerRot::XYZ,
+            0.3,
+            -0.7,
+            1.1,
+        ));
+        let a = r * Mat3::from_diagonal(Vec3::new(2.0, -1e-3, 5.0)) * r.transpose();
+        let [x, y, z] = eigenvalues(a);
+        assert!((x + 1e-3).abs() < 1e-12 && (y - 2.0).abs() < 1e-12 && (z - 5.0).abs() < 1e-12);
+    }
+}
