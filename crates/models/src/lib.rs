@@ -42,7 +42,7 @@ use stiction::{BodyHandle, JointHandle, World};
 pub use build::contact_filter;
 pub use desc::{ActuatorKind, JointType};
 pub use error::{Location, ModelError, Warning, WarningKind};
-pub use mesh::{read_mesh, MODEL_PATH_VARIABLE};
+pub use mesh::{read_mesh, MeshTriangles, MODEL_PATH_VARIABLE};
 pub use options::{Base, LoadOptions, ServoGains, HOLD_FORCE};
 
 /// The file formats read.

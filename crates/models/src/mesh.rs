@@ -89,10 +89,14 @@ pub(crate) fn load(
     Ok((path, vertices, triangles))
 }
 
+/// A mesh's vertices (m) and triangles (indices into the vertices, counter-clockwise seen
+/// from outside).
+pub type MeshTriangles = (Vec<Vec3>, Vec<[u32; 3]>);
+
 /// Reads the triangles of the mesh file at `path` (STL, OBJ or COLLADA), every vertex
 /// multiplied by `scale`: for scene files and tools that take a mesh without a model.
 /// The error says what is wrong with the file.
-pub fn read_mesh(path: &Path, scale: Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), String> {
+pub fn read_mesh(path: &Path, scale: Vec3) -> Result<MeshTriangles, String> {
     let (vertices, triangles) = match binary_stl(path)? {
         Some(mesh) => mesh,
         None => {
@@ -136,7 +140,7 @@ pub fn read_mesh(path: &Path, scale: Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>),
 /// A binary STL file read directly, or `None` when `path` is not one. Binary STL files
 /// whose 80-byte header starts with `solid` (many CAD exporters write them) look like
 /// ASCII STL to a reader that trusts the header; the size `84 + 50 n` tells them apart.
-fn binary_stl(path: &Path) -> Result<Option<(Vec<Vec3>, Vec<[u32; 3]>)>, String> {
+fn binary_stl(path: &Path) -> Result<Option<MeshTriangles>, String> {
     let is_stl = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("stl"));

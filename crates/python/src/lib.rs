@@ -6,6 +6,7 @@
 //! - `world::PyWorld` (`stiction.World`): bodies, colliders and joints by index or name,
 //!   scene files through the CLI's own reader, stepping with the GIL released, the state as
 //!   numpy arrays, contacts, joint feedback, statistics, snapshots, pickling and copying;
+//! - `drive`: joint friction, damping and servos as `World` arguments and dicts;
 //! - `lcp` (`stiction.lcp`): the boxed-LCP solvers of `stiction-lcp` on numpy arrays,
 //!   and the problems a running world hands its exact stepper;
 //! - `errors`: the `StictionError` family, carrying the engine's and the CLI's one-line
@@ -16,6 +17,7 @@
 //! bad input (it returns typed errors).
 
 mod convert;
+mod drive;
 mod errors;
 mod lcp;
 mod names;

@@ -4,23 +4,24 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use numpy::{AllowTypeChange, PyArray2, PyArrayLikeDyn};
+use numpy::{AllowTypeChange, PyArray1, PyArray2, PyArrayLikeDyn};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict, PyString};
 use stiction::joint::{AxisControl, JointLimit, JointMotor};
 use stiction::math::{Mat3, Quat, Vec3};
 use stiction::{
-    BallJoint, BodyHandle, BodyKind, ColliderBuilder, ColliderHandle, DistanceJoint, FixedJoint,
-    Hinge2Joint, HingeJoint, IterativeSettings, JointBuilder, JointKind, MassProperties,
-    PostStabilization, RigidBodyBuilder, SleepSettings, SliderJoint, Softness, Solver,
-    UniversalJoint, World, WorldSettings,
+    AxisDynamics, BallJoint, BodyHandle, BodyKind, ColliderBuilder, ColliderHandle, DistanceJoint,
+    FixedJoint, Hinge2Joint, HingeJoint, IterativeSettings, JointAxisState, JointBuilder,
+    JointError, JointHandle, JointKind, MassProperties, PostStabilization, RigidBodyBuilder,
+    SleepSettings, SliderJoint, Softness, Solver, UniversalJoint, World, WorldSettings,
 };
 use stiction_cli::scene::parse::{parse_scene, Format, Source};
 use stiction_cli::scene::schema::SolverKind;
 use stiction_cli::scene::{check_and_build, BuiltScene};
 
-use crate::convert::{array2, matrix_data, numbers, quat, vec3, wxyz};
+use crate::convert::{array1, array2, matrix_data, numbers, quat, vec3, wxyz};
+use crate::drive::{axis_index, dynamics_dict, servo_of, vector_of};
 use stiction_models::{Base, LoadOptions};
 
 use crate::errors::{
@@ -129,6 +130,27 @@ struct JointOptions {
     cfm: Option<f64>,
     break_force: Option<f64>,
     break_torque: Option<f64>,
+}
+
+impl JointOptions {
+    /// The options from the five keyword arguments every `add_*_joint` method takes (their
+    /// pyo3 signatures spell them out: `name=None, erp=None, cfm=None, break_force=None,
+    /// break_torque=None`).
+    fn new(
+        name: Option<String>,
+        erp: Option<f64>,
+        cfm: Option<f64>,
+        break_force: Option<f64>,
+        break_torque: Option<f64>,
+    ) -> Self {
+        Self {
+            name,
+            erp,
+            cfm,
+            break_force,
+            break_torque,
+        }
+    }
 }
 
 impl PyWorld {
@@ -264,6 +286,100 @@ impl PyWorld {
         }
         let handle = self.world.add_joint(builder).map_err(world_error)?;
         Ok(self.names.joints.push(handle, options.name))
+    }
+
+    /// How messages name a joint: ``joint `knee` `` or `joint 3`.
+    fn joint_label(&self, handle: JointHandle) -> String {
+        format!("joint {}", self.names.joints.describe(handle))
+    }
+
+    /// Joints from a sequence (any iterable but a string) of indices or names.
+    fn joint_list(&self, joints: &Bound<'_, PyAny>) -> PyResult<Vec<JointHandle>> {
+        let not_a_sequence =
+            || PyTypeError::new_err("joints must be a sequence of joint indices or names");
+        if joints.is_instance_of::<PyString>() {
+            return Err(not_a_sequence());
+        }
+        joints
+            .try_iter()
+            .map_err(|_| not_a_sequence())?
+            .map(|item| self.joint(&item?))
+            .collect()
+    }
+
+    /// The coordinate and rate of the given joints (default: every joint with one axis,
+    /// in index order); refuses a joint without exactly one axis. `what` names the caller.
+    fn single_axis_states(
+        &self,
+        joints: Option<&Bound<'_, PyAny>>,
+        what: &str,
+    ) -> PyResult<Vec<JointAxisState>> {
+        let handles = match joints.filter(|j| !j.is_none()) {
+            None => self
+                .names
+                .joints
+                .handles
+                .iter()
+                .copied()
+                .filter(|&h| self.world.joint(h).is_ok_and(|j| j.axis_count() == 1))
+                .collect(),
+            Some(joints) => {
+                let handles = self.joint_list(joints)?;
+                for (i, &h) in handles.iter().enumerate() {
+                    let joint = self.world.joint(h).map_err(world_error)?;
+                    if joint.axis_count() != 1 {
+                        return Err(werr(format!(
+                            "joints[{i}] ({}) is a {} joint with {} axes: {what} reads joints \
+                             with one axis (joint_axis(joint, axis) reads any axis)",
+                            self.joint_label(h),
+                            joint.kind().name(),
+                            joint.axis_count()
+                        )));
+                    }
+                }
+                handles
+            }
+        };
+        handles
+            .iter()
+            .map(|&h| self.world.joint_axis_state(h, 0).map_err(world_error))
+            .collect()
+    }
+
+    /// Wakes the bodies a joint connects (a changed servo or friction acts on sleepers).
+    fn wake_joint(&mut self, handle: JointHandle) -> PyResult<()> {
+        let joint = self.world.joint(handle).map_err(world_error)?;
+        let (a, b) = (joint.body_a(), joint.body_b());
+        self.world.wake_up(a).map_err(world_error)?;
+        if let Some(b) = b {
+            self.world.wake_up(b).map_err(world_error)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the friction, damping and servo of a joint axis by `change` of them; a
+    /// refusal (an axis the joint lacks, a value out of range, a rigid distance joint)
+    /// raises `WorldError` naming the joint and leaves it unchanged. Wakes the joint's
+    /// bodies when something changed.
+    fn change_dynamics(
+        &mut self,
+        handle: JointHandle,
+        axis: usize,
+        change: impl FnOnce(AxisDynamics) -> Result<AxisDynamics, stiction::WorldError>,
+    ) -> PyResult<()> {
+        let label = self.joint_label(handle);
+        let at = |e: stiction::WorldError| werr(format!("{label}: {e}"));
+        let joint = self.world.joint_mut(handle).map_err(world_error)?;
+        let count = joint.axis_count();
+        let before = *joint
+            .axis_dynamics(axis)
+            .ok_or_else(|| at(JointError::NoSuchAxis { axis, count }.into()))?;
+        let after = change(before).map_err(at)?;
+        joint.set_axis_dynamics(axis, after).map_err(at)?;
+        if after != before {
+            self.wake_joint(handle)?;
+        }
+        Ok(())
     }
 
     /// The two ends' poses.
@@ -846,13 +962,7 @@ impl PyWorld {
         let (pa, pb) = self.poses(a, b)?;
         let anchor = vec3(anchor, "anchor", werr)?;
         let joint = BallJoint::at_world_point(anchor, &pa, &pb).map_err(world_error)?;
-        let options = JointOptions {
-            name,
-            erp,
-            cfm,
-            break_force,
-            break_torque,
-        };
+        let options = JointOptions::new(name, erp, cfm, break_force, break_torque);
         self.add_joint_kind(a, b, joint.into(), options)
     }
 
@@ -880,13 +990,7 @@ impl PyWorld {
         let joint = HingeJoint::at_world_axis(anchor, axis, &pa, &pb)
             .map_err(world_error)?
             .with_control(control(limit, motor, ("limit", "motor"))?);
-        let options = JointOptions {
-            name,
-            erp,
-            cfm,
-            break_force,
-            break_torque,
-        };
+        let options = JointOptions::new(name, erp, cfm, break_force, break_torque);
         self.add_joint_kind(a, b, joint.into(), options)
     }
 
@@ -913,13 +1017,7 @@ impl PyWorld {
         let joint = SliderJoint::along_world_axis(axis, &pa, &pb)
             .map_err(world_error)?
             .with_control(control(limit, motor, ("limit", "motor"))?);
-        let options = JointOptions {
-            name,
-            erp,
-            cfm,
-            break_force,
-            break_torque,
-        };
+        let options = JointOptions::new(name, erp, cfm, break_force, break_torque);
         self.add_joint_kind(a, b, joint.into(), options)
     }
 
@@ -939,13 +1037,7 @@ impl PyWorld {
         let (a, b) = (self.body(body_a)?, self.other_body(body_b)?);
         let (pa, pb) = self.poses(a, b)?;
         let joint = FixedJoint::at_current_poses(&pa, &pb);
-        let options = JointOptions {
-            name,
-            erp,
-            cfm,
-            break_force,
-            break_torque,
-        };
+        let options = JointOptions::new(name, erp, cfm, break_force, break_torque);
         self.add_joint_kind(a, b, joint.into(), options)
     }
 
@@ -980,13 +1072,7 @@ impl PyWorld {
         if let Some(l) = limit_of(limit, "limit")? {
             joint = joint.with_limit(l);
         }
-        let options = JointOptions {
-            name,
-            erp,
-            cfm,
-            break_force,
-            break_torque,
-        };
+        let options = JointOptions::new(name, erp, cfm, break_force, break_torque);
         self.add_joint_kind(a, b, joint.into(), options)
     }
 
@@ -1020,13 +1106,7 @@ impl PyWorld {
             .map_err(world_error)?
             .with_control(0, control(limit, motor, ("limit", "motor"))?)
             .with_control(1, control(limit2, motor2, ("limit2", "motor2"))?);
-        let options = JointOptions {
-            name,
-            erp,
-            cfm,
-            break_force,
-            break_torque,
-        };
+        let options = JointOptions::new(name, erp, cfm, break_force, break_torque);
         self.add_joint_kind(a, b, joint.into(), options)
     }
 
@@ -1069,13 +1149,7 @@ impl PyWorld {
             let [k, c] = numbers::<2>(s, "suspension", werr)?;
             joint = joint.with_suspension(k, c).map_err(world_error)?;
         }
-        let options = JointOptions {
-            name,
-            erp,
-            cfm,
-            break_force,
-            break_torque,
-        };
+        let options = JointOptions::new(name, erp, cfm, break_force, break_torque);
         self.add_joint_kind(a, b, joint.into(), options)
     }
 
@@ -1137,6 +1211,152 @@ impl PyWorld {
             .joint_axis_state(handle, axis)
             .map_err(world_error)?;
         Ok((s.position, s.velocity))
+    }
+
+    /// Positions (hinge angles in rad, slider offsets in m, ...) of the given joints, each
+    /// with one axis (default: every joint with one axis, in index order).
+    #[pyo3(signature = (joints=None))]
+    fn joint_positions<'py>(
+        &self,
+        py: Python<'py>,
+        joints: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let states = self.single_axis_states(joints, "joint_positions")?;
+        Ok(array1(py, states.iter().map(|s| s.position).collect()))
+    }
+
+    /// Rates (rad/s, m/s) of the joints `joint_positions` reads.
+    #[pyo3(signature = (joints=None))]
+    fn joint_velocities<'py>(
+        &self,
+        py: Python<'py>,
+        joints: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let states = self.single_axis_states(joints, "joint_velocities")?;
+        Ok(array1(py, states.iter().map(|s| s.velocity).collect()))
+    }
+
+    // ----- joint friction, damping and servos -----
+
+    /// Sets the servo of a joint axis, keeping its friction and damping: a position servo
+    /// (`stiffness > 0`) or a velocity servo (`stiffness = 0`, `damping > 0`, driving the
+    /// rate to `target_velocity`). `max_force=None`: no force limit.
+    #[pyo3(signature = (joint, target=0.0, *, stiffness=0.0, damping=0.0, max_force=None, target_velocity=0.0, axis=0))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn set_servo(
+        &mut self,
+        joint: &Bound<'_, PyAny>,
+        target: f64,
+        stiffness: f64,
+        damping: f64,
+        max_force: Option<f64>,
+        target_velocity: f64,
+        axis: i64,
+    ) -> PyResult<()> {
+        let handle = self.joint(joint)?;
+        let axis = axis_index(axis)?;
+        self.change_dynamics(handle, axis, |dynamics| {
+            let servo = servo_of(target, stiffness, damping, max_force, target_velocity)?;
+            Ok(dynamics.with_servo(servo))
+        })
+    }
+
+    /// Removes the servo of a joint axis (if any), keeping its friction and damping.
+    #[pyo3(signature = (joint, axis=0))]
+    fn clear_servo(&mut self, joint: &Bound<'_, PyAny>, axis: i64) -> PyResult<()> {
+        let handle = self.joint(joint)?;
+        let axis = axis_index(axis)?;
+        self.change_dynamics(handle, axis, |mut dynamics| {
+            dynamics.servo = None;
+            Ok(dynamics)
+        })
+    }
+
+    /// Sets the Coulomb friction (N m or N) and viscous damping (N m s/rad or N s/m) of a
+    /// joint axis; `None` keeps the current value, 0 removes it. The servo is kept.
+    #[pyo3(signature = (joint, *, friction=None, damping=None, axis=0))]
+    fn set_joint_dynamics(
+        &mut self,
+        joint: &Bound<'_, PyAny>,
+        friction: Option<f64>,
+        damping: Option<f64>,
+        axis: i64,
+    ) -> PyResult<()> {
+        let handle = self.joint(joint)?;
+        let axis = axis_index(axis)?;
+        self.change_dynamics(handle, axis, |mut dynamics| {
+            if let Some(friction) = friction {
+                dynamics = dynamics.with_friction(friction)?;
+            }
+            if let Some(damping) = damping {
+                dynamics = dynamics.with_damping(damping)?;
+            }
+            Ok(dynamics)
+        })
+    }
+
+    /// `{"friction": T, "damping": c, "servo": {...} or None}` of a joint axis.
+    #[pyo3(signature = (joint, axis=0))]
+    fn joint_dynamics<'py>(
+        &self,
+        py: Python<'py>,
+        joint: &Bound<'_, PyAny>,
+        axis: i64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let handle = self.joint(joint)?;
+        let axis = axis_index(axis)?;
+        let j = self.world.joint(handle).map_err(world_error)?;
+        let count = j.axis_count();
+        let dynamics = j.axis_dynamics(axis).ok_or_else(|| {
+            let e = stiction::WorldError::from(JointError::NoSuchAxis { axis, count });
+            werr(format!("{}: {e}", self.joint_label(handle)))
+        })?;
+        dynamics_dict(py, dynamics)
+    }
+
+    /// Moves the targets of many servos (axis 0 of each joint) in one call: `targets[i]`
+    /// for `joints[i]`, and `velocities[i]` (the target velocity) when given, else each
+    /// servo keeps its own. Every joint must have a servo; everything is checked before
+    /// any servo changes.
+    #[pyo3(signature = (joints, targets, velocities=None))]
+    fn set_servo_targets(
+        &mut self,
+        joints: &Bound<'_, PyAny>,
+        targets: &Bound<'_, PyAny>,
+        velocities: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let handles = self.joint_list(joints)?;
+        let n = handles.len();
+        let targets = vector_of(targets, "targets", n)?;
+        let velocities = velocities
+            .filter(|v| !v.is_none())
+            .map(|v| vector_of(v, "velocities", n))
+            .transpose()?;
+        let mut changes = Vec::with_capacity(n);
+        for (i, &h) in handles.iter().enumerate() {
+            let at = |e: String| werr(format!("joints[{i}] ({}): {e}", self.joint_label(h)));
+            let joint = self.world.joint(h).map_err(world_error)?;
+            let Some(old) = joint.axis_dynamics(0).and_then(|d| d.servo) else {
+                return Err(at("has no servo on axis 0 (set one with set_servo)".into()));
+            };
+            let mut new = old.with_target_position(targets[i]);
+            if let Some(v) = &velocities {
+                new = new.and_then(|s| s.with_target_velocity(v[i]));
+            }
+            let new = new.map_err(|e| at(e.to_string()))?;
+            changes.push((h, old, new));
+        }
+        for (h, old, new) in changes {
+            self.world
+                .joint_mut(h)
+                .map_err(world_error)?
+                .set_servo(0, Some(new))
+                .map_err(world_error)?;
+            if new != old {
+                self.wake_joint(h)?;
+            }
+        }
+        Ok(())
     }
 
     /// The index of the body named `name` (or checks an index).

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, Union, final
+from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "Contacts", "JointFeedback", "LcpError", "LcpResult", "Problem", "SNAPSHOT_FORMAT_VERSION",
-    "SceneError", "SnapshotError", "StepError", "StepStats", "StictionError", "World",
-    "WorldError", "__version__", "_lcp_lemke", "_lcp_solve", "_problem_from_json",
-    "_world_from_pickle",
+    "Contacts", "JointFeedback", "LcpError", "LcpResult", "ModelError", "Problem",
+    "SNAPSHOT_FORMAT_VERSION", "SceneError", "SnapshotError", "StepError", "StepStats",
+    "StictionError", "World", "WorldError", "__version__", "_lcp_lemke", "_lcp_solve",
+    "_problem_from_json", "_world_from_pickle",
 ]
 
 __version__: str
@@ -27,6 +27,33 @@ _BodyRef = Union[int, str]
 _JointRef = Union[int, str]
 """A joint by index (the order joints were added) or by name."""
 _FloatArray = npt.NDArray[np.float64]
+_JointRefs = Union[Sequence[_JointRef], npt.NDArray[np.integer[Any]]]
+"""Joints by index or name, in a list, a tuple or an integer array (not a single string)."""
+
+class _Servo(TypedDict):
+    """A servo as :meth:`World.joint_dynamics` reports it, keyed by :meth:`World.set_servo`'s
+    arguments (``world.set_servo(joint, **servo)`` sets it again)."""
+
+    target: float
+    """Target position x*, rad or m."""
+    stiffness: float
+    """k, N m/rad or N/m (0: a velocity servo)."""
+    damping: float
+    """d, N m s/rad or N s/m."""
+    max_force: Optional[float]
+    """Force limit F, N m or N; ``None``: no limit."""
+    target_velocity: float
+    """Target rate v*, rad/s or m/s."""
+
+class _JointDynamics(TypedDict):
+    """Friction, damping and servo of one joint axis (:meth:`World.joint_dynamics`)."""
+
+    friction: float
+    """Coulomb friction torque or force T, N m or N (0: none)."""
+    damping: float
+    """Viscous damping c, N m s/rad or N s/m (0: none)."""
+    servo: Optional[_Servo]
+    """The servo, or ``None``."""
 
 class StictionError(ValueError):
     """Base class of every error Stiction raises for bad input or a refused operation."""
@@ -526,6 +553,82 @@ class World:
     def joint_axis(self, joint: _JointRef, axis: int = 0) -> Tuple[float, float]:
         """``(position, velocity)`` of a joint's free coordinate ``axis``: the hinge angle
         (rad, in (-pi, pi]) and its rate, the slider position (m), ..."""
+    def joint_positions(self, joints: Optional[_JointRefs] = None) -> _FloatArray:
+        """The coordinates of joints with one axis, (J,): hinge angles (rad, in
+        (-pi, pi]), slider offsets (m), distances of distance joints (m).
+
+        ``joints`` by index or name, in the order given; ``None`` (default): every joint
+        with one axis, in joint index order (ball, fixed, universal and hinge-2 joints
+        left out). A joint without exactly one axis in ``joints`` raises
+        :class:`WorldError` (read its axes with :meth:`joint_axis`)."""
+    def joint_velocities(self, joints: Optional[_JointRefs] = None) -> _FloatArray:
+        """The rates (rad/s, m/s) of the coordinates :meth:`joint_positions` reads, (J,),
+        for the same ``joints``."""
+
+    # Joint friction, damping and servos (docs/dynamics.md#joint-friction-damping-and-servos).
+    def set_servo(
+        self,
+        joint: _JointRef,
+        target: float = 0.0,
+        *,
+        stiffness: float = 0.0,
+        damping: float = 0.0,
+        max_force: Optional[float] = None,
+        target_velocity: float = 0.0,
+        axis: int = 0,
+    ) -> None:
+        """Set the servo of a joint axis (replacing any), keeping its friction and damping.
+
+        The servo applies ``clamp(k (x* + h v* - x+) + d (v* - v+), -F, F)`` (N m on an
+        angle, N on a position) with ``x+``, ``v+`` the coordinate and rate at the end of
+        the step: implicit, so stable at any gain. ``stiffness > 0``: a position servo
+        holding ``target`` (rad or m; an angle's error is taken the short way round), with
+        ``target_velocity`` as feed-forward. ``stiffness=0, damping > 0``: a velocity servo
+        driving the rate to ``target_velocity``. ``max_force``: the limit ``F`` (``None``:
+        none). Raises :class:`WorldError` (joint unchanged) for gains negative, not finite
+        or both zero, a target that is not finite, a negative or NaN ``max_force``, an axis
+        the joint lacks, a rigid distance joint, or an unknown joint."""
+    def clear_servo(self, joint: _JointRef, axis: int = 0) -> None:
+        """Remove the servo of a joint axis (nothing to remove is not an error), keeping
+        its friction and damping. Raises :class:`WorldError` for an axis the joint lacks
+        or an unknown joint."""
+    def set_joint_dynamics(
+        self,
+        joint: _JointRef,
+        *,
+        friction: Optional[float] = None,
+        damping: Optional[float] = None,
+        axis: int = 0,
+    ) -> None:
+        """Set the Coulomb friction and viscous damping of a joint axis; ``None`` keeps
+        the current value, 0 removes it; the servo is kept.
+
+        ``friction`` ``T`` (N m or N): the axis does not move while the load on it is
+        below ``T``, and feels ``-T sign(rate)`` above it. ``damping`` ``c`` (N m s/rad or
+        N s/m): the force ``-c v+`` on the end-of-step rate (implicit: an isolated axis of
+        inertia ``I`` has its rate divided by ``1 + h c / I`` each step). Raises
+        :class:`WorldError` (joint unchanged) for a value negative or not finite, an axis
+        the joint lacks, a rigid distance joint, or an unknown joint."""
+    def joint_dynamics(self, joint: _JointRef, axis: int = 0) -> _JointDynamics:
+        """``{"friction": T, "damping": c, "servo": {...} or None}`` of a joint axis; the
+        servo's keys are :meth:`set_servo`'s arguments (``target``, ``stiffness``,
+        ``damping``, ``max_force`` (``None``: no limit), ``target_velocity``)."""
+    def set_servo_targets(
+        self,
+        joints: _JointRefs,
+        targets: npt.ArrayLike,
+        velocities: Optional[npt.ArrayLike] = None,
+    ) -> None:
+        """Move the targets of the servos on axis 0 of many joints in one call (a
+        controller's step): ``targets[i]`` (rad or m) for ``joints[i]``, and
+        ``velocities[i]`` as its target velocity when given (``None``: each servo keeps
+        its own). Gains and force limits are unchanged.
+
+        ``targets`` and ``velocities`` are float64 arrays (or sequences) of ``len(joints)``
+        numbers. Everything is checked before any servo changes: a joint without a servo
+        on axis 0, an unknown joint, a wrong length or a target that is not finite raises
+        :class:`WorldError` naming ``joints[i]``, and nothing changed. A servo whose
+        target changed wakes its joint's bodies."""
     def body_index(self, body: _BodyRef) -> int:
         """The index of a body given by name (or a checked index)."""
     def joint_index(self, joint: _JointRef) -> int:
