@@ -63,7 +63,9 @@ fn check_parsed(file: &SceneFile, path: &Path) {
         Err(SceneError::Invalid { field, rule, .. }) => {
             assert!(!rule.trim().is_empty(), "an empty rule at {field}");
             if stiction_cli::scene::validate::validate(file).is_ok() {
-                let element = ["bodies[", "joints["].iter().any(|p| field.starts_with(p));
+                let element = ["bodies[", "joints[", "models["]
+                    .iter()
+                    .any(|p| field.starts_with(p));
                 assert!(
                     element,
                     "a validated scene failed to build outside an element: {field}: {rule}"

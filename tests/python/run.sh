@@ -21,6 +21,12 @@ export PATH="$venv/bin:$PATH" VIRTUAL_ENV="$venv"
 if [ "${STICTION_SKIP_MUJOCO:-0}" != 1 ]; then
     "$venv/bin/python" -m pip install --quiet mujoco
 fi
+# Public robot models and the reference rigid-body library for tests/python/test_robot_models.py:
+# example-robot-data (URDF, 130 MB), gymnasium (its MuJoCo MJCF assets), pin (Pinocchio).
+# Set STICTION_SKIP_MODELS=1 to skip them (those tests then skip themselves).
+if [ "${STICTION_SKIP_MODELS:-0}" != 1 ]; then
+    "$venv/bin/python" -m pip install --quiet example-robot-data gymnasium pin
+fi
 # --no-build-isolation: build with the maturin installed above (no fresh download per run);
 # the Rust build reuses the workspace's target/ directory.
 "$venv/bin/python" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$root/crates/python"

@@ -1,7 +1,10 @@
 //! `stiction bench`: the benchmark scenes S1-S5 (docs/scenes.md), built by the engine's shared
 //! scene module ([`stiction::scenes`], the single source used by the engine's tests too),
-//! timed per step, with the quality figures each scene asks for, as a markdown table.
+//! timed per step, with the quality figures each scene asks for, as a markdown table; or a
+//! scene file or robot model (`stiction bench ROBOT.urdf`), loaded as `stiction run` loads
+//! it, timed the same way with general figures (penetration, joint error, energy).
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
@@ -11,13 +14,20 @@ use stiction::scenes::{self, Scene};
 use stiction::{GyroscopicMode, Solver};
 
 use crate::error::CliError;
+use crate::model::ModelArgs;
 use crate::output::OutputArgs;
-use crate::run::median;
+use crate::run::{self, median, Overrides, SolverChoice};
+use crate::scene::BuiltScene;
 use crate::step_error;
 
 /// Arguments of `stiction bench`.
 #[derive(Debug, Args)]
+#[command(after_help = BENCH_AFTER)]
 pub struct BenchArgs {
+    /// A scene file (.toml, .json, or a built-in scene's name) or a robot model (.urdf, .xml)
+    /// to time instead of the benchmark scenes.
+    #[arg(value_name = "SCENE", conflicts_with = "scene")]
+    pub input: Option<PathBuf>,
     /// Only this scene [default: all five]; any case (`S4` or `s4`).
     #[arg(long, value_enum, ignore_case = true)]
     pub scene: Option<BenchScene>,
@@ -33,8 +43,20 @@ pub struct BenchArgs {
     #[arg(long)]
     pub phases: bool,
     #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
 }
+
+const BENCH_AFTER: &str = "\
+Without SCENE: the benchmark scenes S1-S5 (docs/scenes.md), each with its own quality figures.
+
+With SCENE (a scene file, a built-in scene's name or a robot model, loaded as `stiction run` \
+loads it, model options included): its steps (or --steps) timed with each stepper of \
+--solver, and as quality the deepest penetration and the largest joint error after the last \
+step and the change of energy over the run. Nothing is written.
+
+Exit status: 0 done; 1 a step failed (the table still shows every run); 2 bad input.";
 
 /// The benchmark scenes (docs/scenes.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -175,6 +197,122 @@ impl Work {
 
 /// `stiction bench`.
 pub fn bench(args: BenchArgs) -> Result<std::process::ExitCode, CliError> {
+    let rows = match &args.input {
+        Some(input) => file_rows(input, &args)?,
+        None => {
+            args.model.check_scene()?;
+            benchmark_rows(&args)?
+        }
+    };
+    let mut lines = table(&rows);
+    if args.phases {
+        lines.push(String::new());
+        lines.extend(phase_table(&rows));
+    }
+    args.output.print_summary(&rows, &lines);
+    let stopped: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(format!(
+                "{} ({}): {}",
+                r.scene,
+                r.variant,
+                r.blocked.as_ref()?
+            ))
+        })
+        .collect();
+    // One `error: ` line per stopped run on stderr, the last one main's, as stress does.
+    if let Some((last, others)) = stopped.split_last() {
+        for line in others {
+            eprintln!("error: {line}");
+        }
+        return Err(CliError::Failed(last.clone()));
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// One row per stepper of `--solver` for the scene file or robot model `input`, loaded as
+/// `stiction run` loads it (its warnings printed once).
+fn file_rows(input: &std::path::Path, args: &BenchArgs) -> Result<Vec<BenchRow>, CliError> {
+    let solvers: &[(&str, SolverChoice)] = match args.solver {
+        BenchSolver::Exact => &[("exact", SolverChoice::Exact)],
+        BenchSolver::Iterative => &[("iterative", SolverChoice::Iterative)],
+        BenchSolver::Both => &[
+            ("exact", SolverChoice::Exact),
+            ("iterative", SolverChoice::Iterative),
+        ],
+    };
+    let mut rows = Vec::new();
+    for (k, &(name, solver)) in solvers.iter().enumerate() {
+        let overrides = Overrides {
+            solver: Some(solver),
+            ..Overrides::default()
+        };
+        // The loader's warnings once, not once per stepper.
+        let output = if k == 0 {
+            args.output
+        } else {
+            OutputArgs {
+                quiet: true,
+                json: false,
+            }
+        };
+        let (_, mut built) = run::prepare_input(input, &args.model, &overrides, &output)?;
+        built.world.set_time_phases(args.phases);
+        rows.push(scene_row(built, name, args.steps));
+    }
+    Ok(rows)
+}
+
+/// Times a scene file's (or model's) steps; quality: penetration and joint error after the
+/// last step, and the energy change of the run.
+fn scene_row(mut built: BuiltScene, solver: &str, steps: Option<usize>) -> BenchRow {
+    let steps = steps.unwrap_or(usize::try_from(built.steps).unwrap_or(usize::MAX));
+    let energy = |world: &stiction::World| run::measure::measure(world).energy();
+    let start = energy(&built.world);
+    let (timed, work) = {
+        let (world, h) = (&mut built.world, built.h);
+        let (bodies, joints) = (&built.bodies, &built.joints);
+        time_world(world, h, steps, |e| {
+            step_error::describe(
+                e,
+                |h| {
+                    let body = bodies.iter().find(|b| b.handle == h);
+                    step_error::named(h, body.map(|b| b.name.as_str()))
+                },
+                |h| {
+                    let joint = joints.iter().find(|j| j.handle == h);
+                    step_error::named(h, joint.map(|j| j.name.as_str()))
+                },
+            )
+        })
+    };
+    BenchRow {
+        scene: built.name.clone(),
+        variant: solver.to_string(),
+        steps,
+        median_ms: timed.as_ref().ok().copied(),
+        work,
+        quality: vec![
+            (
+                "max penetration (m)".to_string(),
+                crate::run::record::max_penetration(&built.world),
+            ),
+            (
+                "max joint separation (m)".to_string(),
+                built.world.max_joint_anchor_separation(),
+            ),
+            (
+                "energy change (J)".to_string(),
+                energy(&built.world) - start,
+            ),
+        ],
+        blocked: timed.err(),
+    }
+}
+
+/// The rows of the benchmark scenes S1-S5 (`--scene` picks one).
+fn benchmark_rows(args: &BenchArgs) -> Result<Vec<BenchRow>, CliError> {
     let scenes = match args.scene {
         Some(s) => vec![s],
         None => vec![
@@ -233,31 +371,7 @@ pub fn bench(args: BenchArgs) -> Result<std::process::ExitCode, CliError> {
             }
         }
     }
-    let mut lines = table(&rows);
-    if args.phases {
-        lines.push(String::new());
-        lines.extend(phase_table(&rows));
-    }
-    args.output.print_summary(&rows, &lines);
-    let stopped: Vec<String> = rows
-        .iter()
-        .filter_map(|r| {
-            Some(format!(
-                "{} ({}): {}",
-                r.scene,
-                r.variant,
-                r.blocked.as_ref()?
-            ))
-        })
-        .collect();
-    // One `error: ` line per stopped run on stderr, the last one main's, as stress does.
-    if let Some((last, others)) = stopped.split_last() {
-        for line in others {
-            eprintln!("error: {line}");
-        }
-        return Err(CliError::Failed(last.clone()));
-    }
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(rows)
 }
 
 /// The built scene, with its phases timed (`--phases`; the clock's reads then count in
@@ -330,21 +444,34 @@ fn pile_row(mut scene: Scene, solver: &str, steps: Option<usize>) -> BenchRow {
 /// Steps `scene`, returning the median step time (ms), or the failure, and the solver
 /// work per step over the steps that ran.
 fn time_steps(scene: &mut Scene, steps: usize) -> (Result<f64, String>, Work) {
-    let iterative = matches!(scene.world.settings().solver, Solver::Iterative(_));
-    let mut times = Vec::with_capacity(steps);
+    let (bodies, joints) = (&scene.bodies, &scene.joints);
+    time_world(&mut scene.world, scene.h, steps, |e| {
+        step_error::describe(
+            e,
+            |h| step_error::listed(bodies, h),
+            |h| step_error::listed(joints, h),
+        )
+    })
+}
+
+/// Steps `world` `steps` times by `h`: the median step time (ms), or the failure (told by
+/// `describe`), and the solver work per step over the steps that ran.
+fn time_world(
+    world: &mut stiction::World,
+    h: f64,
+    steps: usize,
+    describe: impl Fn(&stiction::WorldError) -> String,
+) -> (Result<f64, String>, Work) {
+    let iterative = matches!(world.settings().solver, Solver::Iterative(_));
+    let mut times = Vec::with_capacity(steps.min(1 << 20));
     let mut work = Work::default();
     for step in 1..=steps {
         let start = Instant::now();
-        match scene.world.step(scene.h) {
+        match world.step(h) {
             Ok(stats) => work.add(stats, iterative),
             Err(e) => {
-                let why = step_error::describe(
-                    &e,
-                    |h| step_error::listed(&scene.bodies, h),
-                    |h| step_error::listed(&scene.joints, h),
-                );
                 return (
-                    Err(format!("step {step} failed: {why}")),
+                    Err(format!("step {step} failed: {}", describe(&e))),
                     work.per_step(step - 1),
                 );
             }

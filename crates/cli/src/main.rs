@@ -42,7 +42,8 @@ enum Command {
     /// Draw a run directory (or run a scene file first): an animated GIF, PNG stills and
     /// SVG plots of energy, momentum, penetration and solver residual.
     Render(render::RenderArgs),
-    /// Time the benchmark scenes S1-S5 (docs/scenes.md) and print a markdown table.
+    /// Time the benchmark scenes S1-S5 (docs/scenes.md), or a scene file or robot model, and
+    /// print a markdown table.
     Bench(bench::BenchArgs),
     /// Solve linear complementarity problems stored as JSON files.
     Lcp(lcp_cmd::LcpArgs),

@@ -1,21 +1,21 @@
 //! Robot models (URDF, MJCF) run like scenes: `stiction run robot.urdf`, `stiction render
-//! robot.xml`. The model is loaded by `stiction-models`, a ground plane is added (unless
-//! `--no-ground`) and the world gets a scene's default settings (gravity `[0, 0, -9.81]`,
-//! the exact stepper), with a step of [`MODEL_STEP`] and a duration of [`MODEL_DURATION`].
+//! robot.xml`, `stiction bench robot.urdf`. The model becomes a scene of one `[[models]]`
+//! entry (loaded by `stiction-models` through the scene builder) and a ground plane (unless
+//! `--no-ground`), with a scene's default settings (gravity `[0, 0, -9.81]`, the exact
+//! stepper), a step of [`MODEL_STEP`] and a duration of [`MODEL_DURATION`]. That scene is
+//! the run directory's scene.json, so the run can be drawn and resumed from it.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use stiction::math::{Quat, Vec3};
-use stiction::{BodyHandle, BodyKind, ColliderBuilder, RigidBodyBuilder, World};
-use stiction_models::{Base, LoadOptions, LoadedModel, Warning};
 
 use crate::error::CliError;
 use crate::run::Overrides;
-use crate::scene::build::{self, BuiltBody, BuiltJoint, PlacedShape};
-use crate::scene::schema::{RecordDesc, RenderDesc, SceneFile};
-use crate::scene::{BuiltScene, Geometry};
+use crate::scene::build;
+use crate::scene::models::{self, AddModelError};
+use crate::scene::schema::{BodyDesc, ModelBaseDesc, ModelDesc, SceneFile};
+use crate::scene::validate;
+use crate::scene::BuiltScene;
 
 /// The step of a model run, s (a scene's default, 1/60 s, is coarse for robot arms).
 pub const MODEL_STEP: f64 = 1.0 / 240.0;
@@ -100,20 +100,6 @@ impl ModelArgs {
             None => Ok(()),
         }
     }
-
-    fn load_options(&self) -> LoadOptions {
-        LoadOptions {
-            base: match self.base {
-                None => Base::FromFile,
-                Some(BaseChoice::Fixed) => Base::Fixed,
-                Some(BaseChoice::Floating) => Base::Floating,
-            },
-            joint_positions: self.joints.iter().cloned().collect(),
-            hold_joints: self.hold,
-            search_path: self.model_path.clone(),
-            ..LoadOptions::default()
-        }
-    }
 }
 
 /// Whether `path` names a robot model: `.urdf`, or `.xml` (MJCF or URDF, told apart by
@@ -128,37 +114,65 @@ pub fn is_model(path: &Path) -> bool {
     )
 }
 
-/// A model ready to run: the scene file written as scene.json (run settings only: the
-/// bodies are the model's), the built scene, and what the file holds that is not simulated.
+/// A model ready to run: the scene file written as scene.json (the run settings, the
+/// model as its one `[[models]]` entry, the ground as its one body) and the built scene.
 pub struct PreparedModel {
-    /// Name, duration or steps, and world settings of the run.
+    /// Name, duration or steps, world settings, the model and the ground.
     pub file: SceneFile,
     /// The world, with bodies named by link and joints by joint name.
     pub built: BuiltScene,
-    /// The loader's warnings.
-    pub warnings: Vec<Warning>,
 }
 
-/// Loads the model at `path`, adds the ground and applies the run settings.
+/// Loads the model at `path`, adds the ground and applies the run settings. The scene file
+/// returned builds the same world (scene.json of the run, so that `stiction render RUN_DIR`
+/// and `--resume` find the model again); its paths are as given, relative to the working
+/// directory.
 pub fn prepare(
     path: &Path,
     args: &ModelArgs,
     overrides: &Overrides,
 ) -> Result<PreparedModel, CliError> {
-    let (mut world, model) = stiction_models::load(path, &args.load_options())?;
     let name = path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("model")
         .to_string();
+    let Some(model_file) = path.to_str() else {
+        return Err(CliError::Usage {
+            option: "MODEL",
+            rule: format!("the path {} is not valid UTF-8", path.display()),
+        });
+    };
+    let model_path = args
+        .model_path
+        .iter()
+        .map(|d| {
+            d.to_str()
+                .map(str::to_string)
+                .ok_or_else(|| CliError::Usage {
+                    option: "--model-path",
+                    rule: format!("the path {} is not valid UTF-8", d.display()),
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let desc = ModelDesc {
+        file: model_file.to_string(),
+        prefix: String::new(),
+        position: [0.0; 3],
+        orientation: None,
+        axis_angle: None,
+        joints: args.joints.iter().cloned().collect(),
+        base: args.base.map(|b| match b {
+            BaseChoice::Fixed => ModelBaseDesc::Fixed,
+            BaseChoice::Floating => ModelBaseDesc::Floating,
+        }),
+        hold: args.hold,
+        model_path,
+    };
     let mut file = SceneFile {
         name: Some(name.clone()),
-        description: Some(format!(
-            "robot model {} ({:?}), run by `stiction run`",
-            path.display(),
-            model.format
-        )),
         duration: Some(MODEL_DURATION),
+        models: vec![desc],
         ..SceneFile::default()
     };
     file.world.step = MODEL_STEP;
@@ -171,162 +185,35 @@ pub fn prepare(
             });
         }
     }
-    world
-        .set_settings(build::world_settings(&file))
-        .map_err(|e| CliError::Failed(format!("world settings: {e}")))?;
-    let mut bodies = model_bodies(&world, &model);
+    let invalid = |e: crate::scene::error::FieldError| CliError::from(e.in_file(path.into()));
+    validate::validate(&file).map_err(invalid)?;
+    // As build::build does for a scene of one model and one body, with the ground's name
+    // chosen once the link names are known.
+    let base = Path::new("");
+    let mut built = build::start(&file, &name).map_err(invalid)?;
+    models::add_model(&mut built, &file.models[0], base, "models[0]").map_err(|e| match e {
+        AddModelError::Load(e) => CliError::Model(e),
+        AddModelError::Field(e) => invalid(e),
+    })?;
     if !args.no_ground {
-        let taken = bodies.iter().any(|b| b.name == GROUND);
+        let taken = built.bodies.iter().any(|b| b.name == GROUND);
         let ground_name = if taken { "ground_" } else { GROUND };
-        let body = RigidBodyBuilder::new(BodyKind::Static)
-            .build()
-            .map_err(|e| CliError::Failed(format!("ground: {e}")))?;
-        let handle = world.add_body(body);
-        let collider = ColliderBuilder::halfspace(Vec3::Z)
-            .map_err(|e| CliError::Failed(format!("ground: {e}")))?;
-        world
-            .add_collider(collider, Some(handle))
-            .map_err(|e| CliError::Failed(format!("ground: {e}")))?;
-        bodies.push(BuiltBody {
-            name: ground_name.to_string(),
-            handle,
-            kind: BodyKind::Static,
-            shapes: vec![PlacedShape {
-                geometry: Geometry::Plane,
-                offset: Vec3::ZERO,
-                rotation: Quat::IDENTITY,
-            }],
-            color: None,
-        });
+        let ground: BodyDesc = serde_json::from_value(serde_json::json!({
+            "name": ground_name,
+            "kind": "static",
+            "shapes": [{ "type": "plane" }],
+        }))
+        .map_err(|e| CliError::Failed(format!("ground: {e}")))?;
+        build::add_body(&mut built, &file, &ground, base, "bodies[0]").map_err(invalid)?;
+        file.bodies.push(ground);
     }
-    let joints = model_joints(&world, &model);
-    let h = file.world.step;
-    let steps = match (file.steps, file.duration) {
-        (Some(steps), _) => steps,
-        (None, Some(duration)) => build::steps_for(duration, h),
-        (None, None) => build::steps_for(MODEL_DURATION, h),
-    };
-    let built = BuiltScene {
-        name,
-        world,
-        h,
-        steps,
-        bodies,
-        joints,
-        record: RecordDesc::default(),
-        render: RenderDesc::default(),
-    };
-    Ok(PreparedModel {
-        file,
-        built,
-        warnings: model.warnings,
-    })
-}
-
-/// The world's bodies in creation order, each named by the first (alphabetical) link that
-/// maps to it: merged massless links share their parent's body.
-fn model_bodies(world: &World, model: &LoadedModel) -> Vec<BuiltBody> {
-    let mut names: BTreeMap<BodyHandle, &str> = BTreeMap::new();
-    for (link, &handle) in &model.links {
-        names.entry(handle).or_insert(link.as_str());
+    build::finish(&mut built, &file).map_err(invalid)?;
+    if let Some(model) = built.models.first() {
+        file.description = Some(format!(
+            "robot model {} ({:?}), run by `stiction run`",
+            path.display(),
+            model.format
+        ));
     }
-    world
-        .bodies()
-        .enumerate()
-        .map(|(i, (handle, body))| BuiltBody {
-            name: names
-                .get(&handle)
-                .map_or_else(|| format!("body{i}"), |n| n.to_string()),
-            handle,
-            kind: body.kind(),
-            shapes: shapes_of(world, handle),
-            color: None,
-        })
-        .collect()
-}
-
-/// The model's engine joints, in the world's order, by joint name.
-fn model_joints(world: &World, model: &LoadedModel) -> Vec<BuiltJoint> {
-    let names: BTreeMap<_, &str> = model
-        .joints
-        .iter()
-        .map(|(name, &handle)| (handle, name.as_str()))
-        .collect();
-    world
-        .joints()
-        .enumerate()
-        .map(|(i, (handle, _))| BuiltJoint {
-            name: names
-                .get(&handle)
-                .map_or_else(|| format!("joint{i}"), |n| n.to_string()),
-            handle,
-        })
-        .collect()
-}
-
-/// The colliders of `body` as the renderer draws them: boxes, spheres, capsules and
-/// cylinders as they are; meshes and hulls as their bounding boxes.
-fn shapes_of(world: &World, body: BodyHandle) -> Vec<PlacedShape> {
-    world
-        .colliders()
-        .filter(|(_, c)| c.body() == Some(body))
-        .filter_map(|(_, c)| {
-            let pose = c.local_pose();
-            let shape = c.shape();
-            let placed = |geometry, offset: Vec3, rotation: Quat| PlacedShape {
-                geometry,
-                offset: pose.position + pose.orientation * offset,
-                rotation: pose.orientation * rotation,
-            };
-            if let Some(ball) = shape.as_ball() {
-                return Some(placed(
-                    Geometry::Sphere(ball.radius),
-                    Vec3::ZERO,
-                    Quat::IDENTITY,
-                ));
-            }
-            if let Some(cuboid) = shape.as_cuboid() {
-                return Some(placed(
-                    Geometry::Box(cuboid.half_extents),
-                    Vec3::ZERO,
-                    Quat::IDENTITY,
-                ));
-            }
-            if let Some(capsule) = shape.as_capsule() {
-                let (a, b) = (capsule.segment.a, capsule.segment.b);
-                let axis = b - a;
-                let rotation = if axis.length() > 0.0 {
-                    Quat::from_rotation_arc(Vec3::Z, axis.normalize())
-                } else {
-                    Quat::IDENTITY
-                };
-                return Some(placed(
-                    Geometry::Capsule(capsule.radius, 0.5 * axis.length()),
-                    0.5 * (a + b),
-                    rotation,
-                ));
-            }
-            if let Some(cylinder) = shape.as_cylinder() {
-                // ColliderBuilder::cylinder turns parry's y-axis cylinder to z, as drawn.
-                return Some(placed(
-                    Geometry::Cylinder(cylinder.radius, cylinder.half_height),
-                    Vec3::ZERO,
-                    Quat::IDENTITY,
-                ));
-            }
-            if shape.as_halfspace().is_some() {
-                return None;
-            }
-            let aabb = shape.compute_local_aabb();
-            let half = 0.5 * (aabb.maxs - aabb.mins);
-            let centre = 0.5 * (aabb.maxs + aabb.mins);
-            half.is_finite().then(|| {
-                placed(
-                    Geometry::Box(Vec3::new(half.x, half.y, half.z)),
-                    Vec3::new(centre.x, centre.y, centre.z),
-                    Quat::IDENTITY,
-                )
-            })
-        })
-        .collect()
+    Ok(PreparedModel { file, built })
 }

@@ -83,7 +83,7 @@ fn model_warnings_are_warning_lines_on_stderr() {
     for line in &warnings {
         assert!(line.contains("arm.xml:"), "{line}");
     }
-    assert!(stderr.contains("damping"), "{stderr}");
+    assert!(stderr.contains("condim"), "{stderr}");
     // --quiet silences them.
     let quiet = output(
         stiction()

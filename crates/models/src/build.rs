@@ -10,8 +10,9 @@ use std::collections::{BTreeMap, HashSet};
 use stiction::joint::{AxisControl, JointLimit, JointMotor};
 use stiction::math::{Quat, Vec3};
 use stiction::{
-    AxisDynamics, BallJoint, BodyHandle, JointServo, ColliderBuilder, ContactCandidate, ContactHook, FixedJoint, HingeJoint,
-    HookAction, JointBuilder, MassProperties, Material, Pose, RigidBodyBuilder, SliderJoint, World,
+    AxisDynamics, BallJoint, BodyHandle, ColliderBuilder, ColliderHandle, ContactCandidate,
+    ContactHook, FixedJoint, HingeJoint, HookAction, JointBuilder, JointServo, MassProperties,
+    Material, Pose, RigidBodyBuilder, SliderJoint, World,
 };
 
 use crate::desc::{ActuatorKind, GeomDesc, JointType, LinkDesc, ModelDesc, Shape};
@@ -197,17 +198,24 @@ pub(crate) fn build(
         }
     }
     // Colliders: each geom's pose relative to its body, from the zero configuration.
+    let mut collision_masks = BTreeMap::new();
     for (i, link) in links.iter().enumerate() {
         let body_pose = inverse(&body_zero[i]);
         let is_static = role[i] == Role::Static;
         for geom in &link.geoms {
             let pose = compose(&body_pose, &compose(&zero[i], &geom.pose));
-            add_collider(world, geom, pose, body_of[i], is_static)?;
+            let handle = add_collider(world, geom, pose, body_of[i], is_static)?;
+            if let Some(masks) = geom.masks {
+                collision_masks.insert(handle, masks);
+            }
         }
     }
     for geom in &desc.world_geoms {
         let pose = compose(&options.base_pose, &geom.pose);
-        add_collider(world, geom, pose, None, true)?;
+        let handle = add_collider(world, geom, pose, None, true)?;
+        if let Some(masks) = geom.masks {
+            collision_masks.insert(handle, masks);
+        }
     }
     let servos = servos(&desc, options, &q)?;
     // Joints, built at the zero configuration so that joint value 0 is the file's zero.
@@ -335,10 +343,45 @@ pub(crate) fn build(
             pairs.insert(ordered(a, b));
         }
     }
+    if options.filter_overlapping_links {
+        let touching = overlapping_pairs(world, &link_handles, &pairs);
+        if !touching.is_empty() {
+            let names = |h: BodyHandle| {
+                link_handles
+                    .iter()
+                    .find(|(_, b)| **b == h)
+                    .map_or("?", |(n, _)| n.as_str())
+            };
+            let listed: Vec<String> = touching
+                .iter()
+                .map(|&(a, b)| format!("{}-{}", names(a), names(b)))
+                .collect();
+            warnings.push(crate::Warning {
+                at: links[0].at.clone(),
+                kind: WarningKind::Repaired,
+                message: format!(
+                    "{} pair(s) of links overlap in the initial pose and will not collide with each other: {}",
+                    touching.len(),
+                    listed.join(", ")
+                ),
+            });
+            pairs.extend(touching);
+        }
+    }
     let mut excluded_pairs: Vec<_> = pairs.into_iter().collect();
     excluded_pairs.sort();
-    if options.filter_adjacent_links && !excluded_pairs.is_empty() {
-        world.set_contact_hook(contact_filter(excluded_pairs.clone()));
+    // Masks that let everything collide need no hook.
+    collision_masks.retain(|_, m: &mut (u32, u32)| *m != (1, 1));
+    let pairs_to_filter = if options.filter_adjacent_links {
+        excluded_pairs.clone()
+    } else {
+        Vec::new()
+    };
+    if !pairs_to_filter.is_empty() || !collision_masks.is_empty() {
+        world.set_contact_hook(model_contact_filter(
+            pairs_to_filter,
+            collision_masks.clone(),
+        ));
     }
     let actuators = desc
         .actuators
@@ -364,6 +407,7 @@ pub(crate) fn build(
         joints,
         joint_info,
         excluded_pairs,
+        collision_masks,
         warnings,
     })
 }
@@ -374,7 +418,7 @@ fn add_collider(
     pose: Pose,
     body: Option<BodyHandle>,
     is_static: bool,
-) -> Result<(), ModelError> {
+) -> Result<ColliderHandle, ModelError> {
     let err = |e: stiction::WorldError| physics(&geom.at, e);
     let builder = match &geom.shape {
         Shape::Box(half) => ColliderBuilder::cuboid(*half).map_err(err)?,
@@ -409,8 +453,7 @@ fn add_collider(
         Some(f) => builder.material(Material::new(f, 0.0).map_err(err)?),
         None => builder,
     };
-    world.add_collider(builder.pose(pose), body).map_err(err)?;
-    Ok(())
+    world.add_collider(builder.pose(pose), body).map_err(err)
 }
 
 fn ordered(a: BodyHandle, b: BodyHandle) -> (BodyHandle, BodyHandle) {
@@ -427,11 +470,36 @@ fn ordered(a: BodyHandle, b: BodyHandle) -> (BodyHandle, BodyHandle) {
 pub fn contact_filter(
     pairs: impl IntoIterator<Item = (BodyHandle, BodyHandle)>,
 ) -> impl ContactHook + Clone {
+    model_contact_filter(pairs, BTreeMap::new())
+}
+
+/// [`contact_filter`] plus MuJoCo's collision masks: two colliders both listed in `masks`
+/// (as `(contype, conaffinity)`, [`crate::LoadedModel::collision_masks`]) touch only when
+/// `contype_a & conaffinity_b != 0 || contype_b & conaffinity_a != 0`; colliders not
+/// listed touch everything. Combine several models by merging their pairs and masks.
+pub fn model_contact_filter(
+    pairs: impl IntoIterator<Item = (BodyHandle, BodyHandle)>,
+    masks: BTreeMap<ColliderHandle, (u32, u32)>,
+) -> impl ContactHook + Clone {
     let pairs: HashSet<(BodyHandle, BodyHandle)> =
         pairs.into_iter().map(|(a, b)| ordered(a, b)).collect();
-    move |contact: &mut ContactCandidate| match contact.geometry().bodies {
-        [Some(a), Some(b)] if pairs.contains(&ordered(a, b)) => HookAction::Reject,
-        _ => HookAction::Keep,
+    let masks: std::collections::HashMap<ColliderHandle, (u32, u32)> = masks.into_iter().collect();
+    move |contact: &mut ContactCandidate| {
+        let geometry = contact.geometry();
+        if let [Some(a), Some(b)] = geometry.bodies {
+            if pairs.contains(&ordered(a, b)) {
+                return HookAction::Reject;
+            }
+        }
+        let [a, b] = geometry.colliders;
+        match (masks.get(&a), masks.get(&b)) {
+            (Some(&(type_a, affinity_a)), Some(&(type_b, affinity_b)))
+                if type_a & affinity_b == 0 && type_b & affinity_a == 0 =>
+            {
+                HookAction::Reject
+            }
+            _ => HookAction::Keep,
+        }
     }
 }
 
@@ -552,4 +620,64 @@ fn servos(
         }
     }
     Ok(out)
+}
+
+/// Colliders of two links closer than this in the initial pose count as overlapping, m:
+/// the contact search would already find them.
+const OVERLAP_GAP: f64 = 1e-3;
+
+/// Pairs of the model's bodies (not already excluded) whose colliders intersect (or come
+/// within [`OVERLAP_GAP`]) in the initial pose. Meshes of neighbouring links often interpenetrate where they meet (a hip
+/// motor housing inside the thigh), and colliding them would push the robot apart at the
+/// first step; like Drake's and Isaac's importers, such pairs never collide.
+fn overlapping_pairs(
+    world: &World,
+    links: &BTreeMap<String, BodyHandle>,
+    excluded: &HashSet<(BodyHandle, BodyHandle)>,
+) -> Vec<(BodyHandle, BodyHandle)> {
+    use stiction::parry::bounding_volume::BoundingVolume;
+    use stiction::parry::math::Pose as ParryPose;
+    let bodies: HashSet<BodyHandle> = links.values().copied().collect();
+    let mut shapes = Vec::new();
+    for (_, collider) in world.colliders() {
+        let Some(body) = collider.body().filter(|b| bodies.contains(b)) else {
+            continue;
+        };
+        let Ok(pose) = world.pose(Some(body)) else {
+            continue;
+        };
+        let pose = compose(&pose, &collider.local_pose());
+        let pose = ParryPose::from_parts(pose.position, pose.orientation);
+        let aabb = collider.shape().compute_aabb(&pose);
+        shapes.push((body, collider.shape().clone(), pose, aabb));
+    }
+    let mut out: HashSet<(BodyHandle, BodyHandle)> = HashSet::new();
+    for (i, (a, shape_a, pose_a, box_a)) in shapes.iter().enumerate() {
+        for (b, shape_b, pose_b, box_b) in &shapes[i + 1..] {
+            let pair = ordered(*a, *b);
+            if a == b || excluded.contains(&pair) || out.contains(&pair) {
+                continue;
+            }
+            let both_static = [a, b].iter().all(|h| {
+                world
+                    .body(**h)
+                    .is_ok_and(|body| body.kind() == stiction::BodyKind::Static)
+            });
+            if both_static || !box_a.loosened(OVERLAP_GAP).intersects(box_b) {
+                continue;
+            }
+            let gap = stiction::parry::query::distance(
+                pose_a,
+                shape_a.as_ref(),
+                pose_b,
+                shape_b.as_ref(),
+            );
+            if gap.is_ok_and(|d| d.distance <= OVERLAP_GAP) {
+                out.insert(pair);
+            }
+        }
+    }
+    let mut out: Vec<_> = out.into_iter().collect();
+    out.sort();
+    out
 }

@@ -117,6 +117,9 @@ pub(crate) struct GeomDesc {
     pub pose: Pose,
     /// Coulomb friction coefficient, if the file gives one.
     pub friction: Option<f64>,
+    /// MuJoCo's `(contype, conaffinity)`: two geoms collide when either's type shares a bit
+    /// with the other's affinity. `None` (URDF): collides with everything.
+    pub masks: Option<(u32, u32)>,
 }
 
 /// Collision shapes, in the geom frame.

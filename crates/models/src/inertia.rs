@@ -5,8 +5,10 @@
 //! moments break the triangle inequality `I1 + I2 >= I3`. Other simulators accept them
 //! (and some then misbehave); the engine refuses them. The importer adds the smallest
 //! isotropic inertia `delta E` that makes the tensor valid, which raises every principal
-//! moment by `delta` and keeps the principal axes, and says so in a warning. A moment
-//! below `-1e-6` of the largest (and below `-m (1 mm)^2`) is not round-off but a wrong tensor, and stays an error.
+//! moment by `delta` and keeps the principal axes, and says so in a warning with the size
+//! of the change: a clearly negative moment (off-diagonal terms larger than the diagonal,
+//! as some files hold) is a wrong tensor, repaired so that the model loads, as PyBullet
+//! loads it, but the warning is worth reading.
 
 use stiction::math::{Mat3, Vec3};
 use stiction::MassProperties;
@@ -44,11 +46,7 @@ pub(crate) fn mass_properties(
         return Err(physics(first_error));
     }
     let [i1, i2, i3] = eigenvalues(symmetric);
-    // A clearly negative moment is a wrong tensor, not round-off in a placeholder.
     let point = mass * POINT_MASS_RADIUS * POINT_MASS_RADIUS;
-    if i1 < -(RELATIVE_FLOOR * i3.abs()).max(point) {
-        return Err(physics(first_error));
-    }
     let floor = (RELATIVE_FLOOR * i3.abs()).max(point);
     // Adding delta E raises each moment by delta: I1 + I2 >= I3 needs delta >= I3 - I1 - I2,
     // positive definiteness with margin needs delta >= floor - I1.

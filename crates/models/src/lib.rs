@@ -39,7 +39,7 @@ use std::path::Path;
 
 use stiction::{BodyHandle, JointHandle, World};
 
-pub use build::contact_filter;
+pub use build::{contact_filter, model_contact_filter};
 pub use desc::{ActuatorKind, JointType};
 pub use error::{Location, ModelError, Warning, WarningKind};
 pub use mesh::{read_mesh, MeshTriangles, MODEL_PATH_VARIABLE};
@@ -111,6 +111,9 @@ pub struct LoadedModel {
     /// The pairs of bodies kept from colliding (jointed links and
     /// [`LoadOptions::excluded_links`]); pass them to [`contact_filter`] to combine models.
     pub excluded_pairs: Vec<(BodyHandle, BodyHandle)>,
+    /// MuJoCo's `(contype, conaffinity)` of each collider whose masks are not the default
+    /// `(1, 1)` (MJCF); the installed hook applies them ([`model_contact_filter`]).
+    pub collision_masks: BTreeMap<stiction::ColliderHandle, (u32, u32)>,
     /// The file's actuators by name (MJCF; URDF has none).
     pub actuators: BTreeMap<String, ActuatorInfo>,
     /// The file's time step (MJCF `<option timestep>`), s.

@@ -28,6 +28,8 @@ struct Compiler {
     autolimits: bool,
     /// `inertiafromgeom`: `Some(true)` always, `Some(false)` never, `None` when no inertial.
     inertia_from_geom: Option<bool>,
+    /// `settotalmass`: every mass and inertia scaled so that the bodies' masses sum to it.
+    total_mass: Option<f64>,
 }
 
 /// One attribute value with where it was written (the element itself or a default class).
@@ -252,6 +254,7 @@ pub(crate) fn read(
         meshdir: paths.model_dir.to_path_buf(),
         autolimits: true,
         inertia_from_geom: None,
+        total_mass: None,
     };
     // The compiler settings apply to the whole file wherever they are written.
     for node in root.children().filter(|n| n.has_tag_name("compiler")) {
@@ -315,12 +318,39 @@ pub(crate) fn read(
             _ => src.ignore_element(node),
         }
     }
+    if let Some(target) = ctx.compiler.total_mass {
+        let total: f64 = desc
+            .links
+            .iter()
+            .filter_map(|l| l.mass)
+            .map(|m| m.mass())
+            .sum();
+        if total > 0.0 {
+            let k = target / total;
+            for link in &mut desc.links {
+                if let Some(m) = link.mass {
+                    link.mass = Some(
+                        MassProperties::new(m.mass() * k, m.center(), m.inertia() * k).map_err(
+                            |e| ModelError::Physics {
+                                at: link.at.clone(),
+                                message: format!("settotalmass: {e}"),
+                            },
+                        )?,
+                    );
+                }
+            }
+        }
+    }
     let known: std::collections::HashSet<&str> = desc
         .links
         .iter()
         .filter_map(|l| l.joint.as_ref().map(|j| j.name.as_str()))
         .collect();
-    if let Some(a) = desc.actuators.iter().find(|a| !known.contains(a.joint.as_str())) {
+    if let Some(a) = desc
+        .actuators
+        .iter()
+        .find(|a| !known.contains(a.joint.as_str()))
+    {
         return Err(ModelError::UnknownReference {
             at: a.at.clone(),
             kind: "joint",
@@ -446,8 +476,13 @@ fn read_compiler(
             "eulerseq",
             "autolimits",
             "inertiafromgeom",
+            "settotalmass",
         ],
     );
+    if let Some(m) = src.number(node, "settotalmass")? {
+        // MuJoCo: a value <= 0 leaves the masses alone.
+        compiler.total_mass = Some(m).filter(|m| *m > 0.0);
+    }
     if let Some(angle) = node.attribute("angle") {
         compiler.degrees = match angle {
             "degree" => true,
@@ -940,20 +975,16 @@ fn read_geom(
             src.visual(at.clone());
         }
     }
-    let contype = attrs.number("contype")?.unwrap_or(1.0);
-    let conaffinity = attrs.number("conaffinity")?.unwrap_or(1.0);
-    if contype == 0.0 && conaffinity == 0.0 {
-        return Ok(None);
-    }
-    for (name, value) in [("contype", contype), ("conaffinity", conaffinity)] {
-        if value != 1.0 && attrs.at(name).is_some() {
-            warn_at(
-                src,
-                &attrs,
-                name,
-                "collision bit masks are not simulated: the geom collides with every other",
-            );
+    let mask = |name: &str| -> Result<u32, ModelError> {
+        match attrs.number(name)? {
+            None => Ok(1),
+            Some(v) if v >= 0.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX) => Ok(v as u32),
+            Some(_) => Err(attrs.bad(name, "a bit mask: an integer from 0 to 2^32 - 1")),
         }
+    };
+    let (contype, conaffinity) = (mask("contype")?, mask("conaffinity")?);
+    if contype == 0 && conaffinity == 0 {
+        return Ok(None);
     }
     let (shape, pose) = geom_shape(src, node, &attrs, ctx)?;
     let mass = geom_mass(&attrs, &shape, &pose, &src.at(node))?;
@@ -980,6 +1011,7 @@ fn read_geom(
             shape,
             pose,
             friction,
+            masks: Some((contype, conaffinity)),
         },
         mass,
     )))

@@ -37,6 +37,11 @@ pub struct LoadOptions {
     /// installing a contact hook on the world (it replaces any hook already there; see
     /// [`crate::LoadedModel::excluded_pairs`] to combine it with your own).
     pub filter_adjacent_links: bool,
+    /// Keep links whose colliders already overlap in the initial pose from colliding with
+    /// each other (default: true): robot meshes often interpenetrate where links meet, and
+    /// colliding them would push the links apart at the first step. The pairs found are
+    /// listed in one warning and in [`crate::LoadedModel::excluded_pairs`].
+    pub filter_overlapping_links: bool,
     /// More pairs of links (by name) that never collide with each other.
     pub excluded_links: Vec<(String, String)>,
     /// Directories searched for meshes, before those of `STICTION_MODEL_PATH`.
@@ -69,6 +74,7 @@ impl Default for LoadOptions {
             joint_positions: BTreeMap::new(),
             hold_joints: false,
             filter_adjacent_links: true,
+            filter_overlapping_links: true,
             excluded_links: Vec::new(),
             search_path: Vec::new(),
             position_servos: None,

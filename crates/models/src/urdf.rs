@@ -279,6 +279,7 @@ fn read_collision(src: &mut Source, node: Node, paths: &MeshPaths) -> Result<Geo
         shape: shape.ok_or_else(|| src.missing(node, "a <geometry> child"))?,
         pose,
         friction: None,
+        masks: None,
     })
 }
 
@@ -451,7 +452,19 @@ fn read_joint<'a, 'input>(
                             let text = child.attribute("upper").unwrap_or_default();
                             return Err(src.bad(child, "upper", text, "upper >= lower"));
                         }
-                        limit = Some((lower, upper));
+                        if upper == lower {
+                            // CAD exporters write 0 and 0 for "no range"; MuJoCo reads it so.
+                            let at = src.at(child);
+                            src.warn(
+                                at,
+                                WarningKind::Repaired,
+                                format!(
+                                    "joint \"{name}\": equal lower and upper limits ({lower}) read as no range"
+                                ),
+                            );
+                        } else {
+                            limit = Some((lower, upper));
+                        }
                     }
                     _ => {
                         for bound in ["lower", "upper"] {

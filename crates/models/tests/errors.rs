@@ -99,9 +99,9 @@ fn every_urdf_error_is_located() {
             |e| matches!(e, ModelError::Mesh { .. }),
         ),
         (
-            robot("  <link name=\"b\">\n    <inertial><mass value=\"1\"/><inertia ixx=\"-1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>\n  </link>\n"),
-            "<inertia ixx=\"-1\"",
-            |e| matches!(e, ModelError::Physics { .. }),
+            robot("  <link name=\"b\">\n    <inertial><mass value=\"-1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>\n  </link>\n"),
+            "value=\"-1\"",
+            |e| matches!(e, ModelError::BadValue { .. }),
         ),
     ];
     for (text, needle, is_kind) in cases {

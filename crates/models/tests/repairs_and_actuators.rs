@@ -14,7 +14,11 @@ use stiction_models::{
 const G: f64 = 9.81;
 const H: f64 = 1e-3;
 
-fn load_str(name: &str, text: &str, options: &LoadOptions) -> (World, stiction_models::LoadedModel) {
+fn load_str(
+    name: &str,
+    text: &str,
+    options: &LoadOptions,
+) -> (World, stiction_models::LoadedModel) {
     let mut world = World::new();
     let model = add_str_to_world(&mut world, text, &fixture(name), options).unwrap();
     (world, model)
@@ -91,7 +95,9 @@ fn position_actuators_hold_where_stiffness_balances_gravity() {
     let kp = 40.0;
     let (mut world, model) = load_str(
         "servo.xml",
-        &arm(&format!(r#"<position name="hold" joint="hinge" kp="{kp}" kv="1"/>"#)),
+        &arm(&format!(
+            r#"<position name="hold" joint="hinge" kp="{kp}" kv="1"/>"#
+        )),
         &LoadOptions::default(),
     );
     world.set_gravity(model.gravity.unwrap()).unwrap();
@@ -163,7 +169,10 @@ fn velocity_actuators_scale_with_the_gear() {
     for _ in 0..100 {
         world.step(H).unwrap();
     }
-    let rate = world.joint_axis_state(model.joints["axle"], 0).unwrap().velocity;
+    let rate = world
+        .joint_axis_state(model.joints["axle"], 0)
+        .unwrap()
+        .velocity;
     let expected = 4.0 * (1.0 / (1.0 + H * 12.0 / inertia)).powi(100);
     assert!((rate.abs() - expected).abs() < 1e-9, "{rate} vs {expected}");
 }
@@ -180,8 +189,7 @@ fn position_servos_hold_a_urdf_arm_at_its_initial_pose() {
         }),
         ..LoadOptions::default()
     };
-    let (mut world, model) =
-        stiction_models::load(fixture("arm.urdf"), &options).unwrap();
+    let (mut world, model) = stiction_models::load(fixture("arm.urdf"), &options).unwrap();
     for (name, q0) in [("shoulder", 0.3), ("elbow", -0.4)] {
         let servo = model.joint_info[name].servo.unwrap();
         assert_eq!((servo.target_position, servo.stiffness), (q0, 1e6));
@@ -190,7 +198,10 @@ fn position_servos_hold_a_urdf_arm_at_its_initial_pose() {
         world.step(H).unwrap();
     }
     for (name, q0) in [("shoulder", 0.3), ("elbow", -0.4)] {
-        let q = world.joint_axis_state(model.joints[name], 0).unwrap().position;
+        let q = world
+            .joint_axis_state(model.joints[name], 0)
+            .unwrap()
+            .position;
         // Gravity torques of this arm are below 40 N m: deflections below 4e-5 rad.
         assert!((q - q0).abs() < 4e-5, "{name}: {q} vs {q0}");
         assert!((q - q0).abs() > 0.0, "{name}: a finite stiffness deflects");
@@ -198,8 +209,8 @@ fn position_servos_hold_a_urdf_arm_at_its_initial_pose() {
 }
 
 /// Inertia tensors as exporters write them: principal moments breaking the triangle
-/// inequality, and a placeholder of round-off negative moments, are repaired by the
-/// smallest isotropic addition, with a warning; a clearly negative moment stays an error.
+/// inequality, a placeholder of round-off negative moments and a clearly wrong tensor are
+/// repaired by the smallest isotropic addition, with a warning.
 #[test]
 fn inertia_tensors_are_repaired_or_refused() {
     let robot = |inertia: &str| {
@@ -222,8 +233,13 @@ fn inertia_tensors_are_repaired_or_refused() {
     // A zero axis on a moving joint is an error.
     let mut world = World::new();
     let text = robot(r#"ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001""#);
-    let err = add_str_to_world(&mut world, &text, &fixture("r.urdf"), &LoadOptions::default())
-        .unwrap_err();
+    let err = add_str_to_world(
+        &mut world,
+        &text,
+        &fixture("r.urdf"),
+        &LoadOptions::default(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("a non-zero direction"), "{err}");
 
     let text = robot(r#"ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.01""#)
@@ -252,14 +268,27 @@ fn inertia_tensors_are_repaired_or_refused() {
         .mass_properties()
         .principal_moments();
     // A point mass: every moment raised to m (1 mm)^2.
-    assert!(moments.iter().all(|m| (m - 0.05e-6).abs() < 1e-12), "{moments:?}");
+    assert!(
+        moments.iter().all(|m| (m - 0.05e-6).abs() < 1e-12),
+        "{moments:?}"
+    );
 
+    // A clearly negative moment (a wrong tensor) is repaired too: -0.001 is raised to the
+    // floor m (1 mm)^2 = 5e-8, the others by as much.
     let text = robot(r#"ixx="-0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001""#)
         .replace(r#"<axis xyz="0 0 0"/>"#, r#"<axis xyz="0 0 1"/>"#);
-    let mut world = World::new();
-    assert!(
-        add_str_to_world(&mut world, &text, &fixture("r.urdf"), &LoadOptions::default()).is_err()
-    );
+    let (world, model) = load_str("r.urdf", &text, &LoadOptions::default());
+    let [a, b, c] = world
+        .body(model.links["l"])
+        .unwrap()
+        .mass_properties()
+        .principal_moments();
+    let raised = 0.002 + 5e-8;
+    assert!((a - 5e-8).abs() < 1e-11 && (b - raised).abs() < 1e-11 && (c - raised).abs() < 1e-11);
+    assert!(model
+        .warnings
+        .iter()
+        .any(|w| w.kind == WarningKind::Repaired));
     // A fixed joint's zero axis means nothing and is accepted.
     let text = robot(r#"ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001""#)
         .replace(r#"type="revolute""#, r#"type="fixed""#);
@@ -313,7 +342,11 @@ fn binary_stl_with_a_solid_header_is_read() {
     let (vertices, triangles) = read_mesh(&path, Vec3::splat(2.0)).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!((vertices.len(), triangles.len()), (36, 12));
-    let max = vertices.iter().fold(Vec3::splat(f64::MIN), |m, v| m.max(*v));
-    let min = vertices.iter().fold(Vec3::splat(f64::MAX), |m, v| m.min(*v));
+    let max = vertices
+        .iter()
+        .fold(Vec3::splat(f64::MIN), |m, v| m.max(*v));
+    let min = vertices
+        .iter()
+        .fold(Vec3::splat(f64::MAX), |m, v| m.min(*v));
     assert_eq!((min, max), (Vec3::splat(-1.0), Vec3::splat(1.0)));
 }

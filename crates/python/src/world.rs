@@ -173,11 +173,12 @@ impl PyWorld {
         py: Python<'_>,
         path: PathBuf,
         options: LoadOptions,
-        timestep: f64,
+        timestep: Option<f64>,
     ) -> PyResult<Self> {
         let (world, model) = py
             .detach(|| stiction_models::load(&path, &options))
             .map_err(|e| ModelError::new_err(e.to_string()))?;
+        let timestep = timestep.or(model.timestep).unwrap_or(1.0 / 240.0);
         let mut body_names: BTreeMap<BodyHandle, &str> = BTreeMap::new();
         for (link, &handle) in &model.links {
             body_names.entry(handle).or_insert(link.as_str());
@@ -557,16 +558,27 @@ impl PyWorld {
     /// A world loaded from a robot model file (URDF, or MJCF: told apart by the root
     /// element), by `stiction-models`. Bodies are named by link, joints by joint name; the
     /// loader's warnings are `model_warnings`; a refused file raises `ModelError`.
+    ///
+    /// `base`: "fixed", "floating" or None (URDF fixed, MJCF as the file says);
+    /// `position`/`orientation` (w, x, y, z): where the model's frame goes; `joints`:
+    /// initial joint values by name; `hold`: velocity motors of target 0 on every joint;
+    /// `servo`: (stiffness, damping) of a position servo on every joint the file gives no
+    /// actuator, holding its initial value; `timestep`: None takes the file's (MJCF
+    /// `<option timestep>`) or 1/240 s. The file's gravity (MJCF) is the world's.
     #[staticmethod]
-    #[pyo3(signature = (path, *, base=None, joints=None, hold=false, search_path=None, timestep=1.0/240.0))]
+    #[pyo3(signature = (path, *, base=None, position=None, orientation=None, joints=None, hold=false, servo=None, search_path=None, timestep=None))]
+    #[allow(clippy::too_many_arguments)]
     fn from_model(
         py: Python<'_>,
         path: PathBuf,
         base: Option<&str>,
+        position: Option<&Bound<'_, PyAny>>,
+        orientation: Option<&Bound<'_, PyAny>>,
         joints: Option<BTreeMap<String, f64>>,
         hold: bool,
+        servo: Option<(f64, f64)>,
         search_path: Option<Vec<PathBuf>>,
-        timestep: f64,
+        timestep: Option<f64>,
     ) -> PyResult<Self> {
         let base = match base {
             None => Base::FromFile,
@@ -578,15 +590,34 @@ impl PyWorld {
                 )))
             }
         };
-        if !(timestep.is_finite() && timestep > 0.0) {
-            return Err(werr(format!(
-                "timestep must be finite and > 0, got {timestep}"
-            )));
+        if let Some(h) = timestep.filter(|h| !(h.is_finite() && *h > 0.0)) {
+            return Err(werr(format!("timestep must be finite and > 0, got {h}")));
         }
+        let mut base_pose = stiction::Pose::IDENTITY;
+        if let Some(p) = position {
+            base_pose.position = vec3(p, "position", werr)?;
+        }
+        if let Some(q) = orientation {
+            base_pose.orientation = quat(q, "orientation", werr)?;
+        }
+        let position_servos = servo
+            .map(|(stiffness, damping)| {
+                let valid = |x: f64| x.is_finite() && x >= 0.0;
+                if valid(stiffness) && valid(damping) && stiffness + damping > 0.0 {
+                    Ok(stiction_models::ServoGains { stiffness, damping })
+                } else {
+                    Err(werr(format!(
+                        "servo must be (stiffness, damping), finite, >= 0, not both 0; got ({stiffness}, {damping})"
+                    )))
+                }
+            })
+            .transpose()?;
         let options = LoadOptions {
             base,
+            base_pose,
             joint_positions: joints.unwrap_or_default(),
             hold_joints: hold,
+            position_servos,
             search_path: search_path.unwrap_or_default(),
             ..LoadOptions::default()
         };
@@ -595,32 +626,62 @@ impl PyWorld {
 
     /// `from_model` for a URDF file.
     #[staticmethod]
-    #[pyo3(signature = (path, *, base=None, joints=None, hold=false, search_path=None, timestep=1.0/240.0))]
+    #[pyo3(signature = (path, *, base=None, position=None, orientation=None, joints=None, hold=false, servo=None, search_path=None, timestep=None))]
+    #[allow(clippy::too_many_arguments)]
     fn from_urdf(
         py: Python<'_>,
         path: PathBuf,
         base: Option<&str>,
+        position: Option<&Bound<'_, PyAny>>,
+        orientation: Option<&Bound<'_, PyAny>>,
         joints: Option<BTreeMap<String, f64>>,
         hold: bool,
+        servo: Option<(f64, f64)>,
         search_path: Option<Vec<PathBuf>>,
-        timestep: f64,
+        timestep: Option<f64>,
     ) -> PyResult<Self> {
-        Self::from_model(py, path, base, joints, hold, search_path, timestep)
+        Self::from_model(
+            py,
+            path,
+            base,
+            position,
+            orientation,
+            joints,
+            hold,
+            servo,
+            search_path,
+            timestep,
+        )
     }
 
     /// `from_model` for an MJCF file.
     #[staticmethod]
-    #[pyo3(signature = (path, *, base=None, joints=None, hold=false, search_path=None, timestep=1.0/240.0))]
+    #[pyo3(signature = (path, *, base=None, position=None, orientation=None, joints=None, hold=false, servo=None, search_path=None, timestep=None))]
+    #[allow(clippy::too_many_arguments)]
     fn from_mjcf(
         py: Python<'_>,
         path: PathBuf,
         base: Option<&str>,
+        position: Option<&Bound<'_, PyAny>>,
+        orientation: Option<&Bound<'_, PyAny>>,
         joints: Option<BTreeMap<String, f64>>,
         hold: bool,
+        servo: Option<(f64, f64)>,
         search_path: Option<Vec<PathBuf>>,
-        timestep: f64,
+        timestep: Option<f64>,
     ) -> PyResult<Self> {
-        Self::from_model(py, path, base, joints, hold, search_path, timestep)
+        Self::from_model(
+            py,
+            path,
+            base,
+            position,
+            orientation,
+            joints,
+            hold,
+            servo,
+            search_path,
+            timestep,
+        )
     }
 
     /// What the loaded robot model holds that is not simulated, one located line each
@@ -1397,6 +1458,43 @@ impl PyWorld {
     #[getter]
     fn collider_count(&self) -> usize {
         self.colliders.len()
+    }
+
+    /// The largest distance between a joint's two anchor points over all joints, m: how
+    /// far the joints have come apart (0 for perfectly held joints).
+    fn max_joint_separation(&self) -> f64 {
+        self.world.max_joint_anchor_separation()
+    }
+
+    /// Sets the world's default joint and contact softness (docs/dynamics.md): `erp` in
+    /// [0, 1], `cfm` >= 0; `None` keeps the current value. Refused values leave it as it
+    /// was.
+    #[pyo3(signature = (*, erp=None, cfm=None))]
+    fn set_softness(&mut self, erp: Option<f64>, cfm: Option<f64>) -> PyResult<()> {
+        let mut settings = self.world.settings().clone();
+        if let Some(erp) = erp {
+            settings.softness.erp = erp;
+        }
+        if let Some(cfm) = cfm {
+            settings.softness.cfm = cfm;
+        }
+        self.world.set_settings(settings).map_err(world_error)
+    }
+
+    /// Turns collider `collider` (its index, in the order colliders were added or loaded)
+    /// off or on: a disabled collider makes no contacts (its body keeps its mass).
+    fn set_collider_enabled(&mut self, collider: usize, enabled: bool) -> PyResult<()> {
+        let handle = *self.colliders.get(collider).ok_or_else(|| {
+            werr(format!(
+                "no collider {collider}: the world has {}",
+                self.colliders.len()
+            ))
+        })?;
+        self.world
+            .collider_mut(handle)
+            .map_err(world_error)?
+            .set_enabled(enabled);
+        Ok(())
     }
 
     /// Each body's kind: `"dynamic"`, `"kinematic"` or `"static"`.

@@ -5,6 +5,7 @@ use std::f64::consts::{PI, TAU};
 
 use stiction::math::Vec3;
 
+use crate::scene::geometry::TriangleMesh;
 use crate::scene::Geometry;
 
 /// Segments around a round shape's axis.
@@ -56,14 +57,39 @@ impl Mesh {
 
 /// The mesh of `geometry`; a plane becomes a checkered square of side `2 * plane_half` made
 /// of tiles of `tile` m (colour is chosen per triangle by the renderer from its index).
-pub fn mesh(geometry: Geometry, plane_half: f64, tile: f64) -> Mesh {
+///
+/// Convex hulls, triangle meshes and heightfields are drawn as their own triangles, flat
+/// shaded (one normal per triangle); meshes and heightfields from both sides, since a mesh
+/// file's winding is not known and a heightfield is an open surface.
+pub fn mesh(geometry: &Geometry, plane_half: f64, tile: f64) -> Mesh {
     match geometry {
-        Geometry::Box(half) => cuboid(half),
-        Geometry::Sphere(r) => round(r, 0.0, RINGS),
-        Geometry::Capsule(r, hh) => round(r, hh, RINGS),
-        Geometry::Cylinder(r, hh) => cylinder(r, hh),
+        &Geometry::Box(half) => cuboid(half),
+        &Geometry::Sphere(r) => round(r, 0.0, RINGS),
+        &Geometry::Capsule(r, hh) => round(r, hh, RINGS),
+        &Geometry::Cylinder(r, hh) => cylinder(r, hh),
         Geometry::Plane => plane(plane_half, tile),
+        Geometry::Convex(hull) => faceted(hull, false),
+        Geometry::TriMesh(mesh) => faceted(mesh, true),
+        Geometry::Heightfield(grid) => faceted(&grid.triangles(), true),
     }
+}
+
+/// Each triangle of `source` with its own three vertices and its face normal (degenerate
+/// triangles are left out).
+fn faceted(source: &TriangleMesh, two_sided: bool) -> Mesh {
+    let mut m = Mesh {
+        two_sided,
+        ..Mesh::default()
+    };
+    for &t in &source.triangles {
+        let [a, b, c] = source.corners(t);
+        let Some(normal) = (b - a).cross(c - a).try_normalize() else {
+            continue;
+        };
+        let i = [a, b, c].map(|p| m.vertex(p, normal));
+        m.triangles.push(i);
+    }
+    m
 }
 
 fn cuboid(h: Vec3) -> Mesh {
@@ -223,7 +249,7 @@ mod tests {
             ),
         ];
         for (geometry, volume) in cases {
-            let m = mesh(geometry, 1.0, 1.0);
+            let m = mesh(&geometry, 1.0, 1.0);
             let v = signed_volume(&m);
             // Polygonal approximations of round shapes lose a few per cent.
             assert!(

@@ -128,23 +128,23 @@ pub fn render(args: RenderArgs) -> Result<std::process::ExitCode, CliError> {
     let is_scene = is_model
         || matches!(source, parse::Source::Builtin { .. })
         || parse::Format::of(&args.input).is_some();
-    let (run_dir, run, model_scene) = if is_scene {
+    let (run_dir, run, loaded) = if is_scene {
         let (file, built) =
             run::prepare_input(&args.input, &args.model, &args.overrides, &args.output)?;
-        // A model's scene.json holds no bodies: it is drawn from the scene as loaded.
-        let model_scene = is_model.then(|| built.clone());
+        // Drawn from the scene as loaded (scene.json would load its meshes and models again).
+        let loaded = Some(built.clone());
         let out = args
             .out
             .clone()
             .unwrap_or_else(|| run::default_out(&built.name));
         let summary = run::execute(&file, built, &out, args.output.show_progress())?;
-        (out, Some(summary), model_scene)
+        (out, Some(summary), loaded)
     } else {
         args.model.check_scene()?;
         (args.input.clone(), None, None)
     };
     let out = args.out.clone().unwrap_or_else(|| run_dir.clone());
-    let summary = match &model_scene {
+    let summary = match &loaded {
         Some(scene) => render_scene(&run_dir, scene, &out, &args.view)?,
         None => render_run_dir(&run_dir, &out, &args.view)?,
     };
@@ -244,13 +244,15 @@ fn read_trajectory(path: &Path, scene: &BuiltScene) -> Result<Trajectory, CliErr
 }
 
 /// Bounding radius of a shape about its own origin (0 for a plane).
-fn bounding_radius(geometry: Geometry) -> f64 {
+fn bounding_radius(geometry: &Geometry) -> f64 {
     match geometry {
         Geometry::Box(h) => h.length(),
-        Geometry::Sphere(r) => r,
-        Geometry::Capsule(r, hh) => r + hh,
-        Geometry::Cylinder(r, hh) => (r * r + hh * hh).sqrt(),
+        &Geometry::Sphere(r) => r,
+        &Geometry::Capsule(r, hh) => r + hh,
+        &Geometry::Cylinder(r, hh) => (r * r + hh * hh).sqrt(),
         Geometry::Plane => 0.0,
+        Geometry::Convex(mesh) | Geometry::TriMesh(mesh) => mesh.radius(),
+        Geometry::Heightfield(grid) => grid.radius(),
     }
 }
 
@@ -265,7 +267,7 @@ fn motion_bounds(scene: &BuiltScene, trajectory: &Trajectory) -> (Vec3, Vec3) {
                 continue;
             }
             for shape in &body.shapes {
-                let r = bounding_radius(shape.geometry);
+                let r = bounding_radius(&shape.geometry);
                 if r == 0.0 {
                     continue;
                 }
@@ -462,7 +464,7 @@ pub fn render_scene(
         .map(|b| {
             b.shapes
                 .iter()
-                .map(|s| mesh::mesh(s.geometry, plane_half, tile))
+                .map(|s| mesh::mesh(&s.geometry, plane_half, tile))
                 .collect()
         })
         .collect();

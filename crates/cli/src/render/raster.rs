@@ -272,7 +272,7 @@ mod tests {
             target: Vec3::ZERO,
             fov_degrees: 40.0,
         };
-        let cube = mesh(Geometry::Box(Vec3::splat(0.5)), 1.0, 1.0);
+        let cube = mesh(&Geometry::Box(Vec3::splat(0.5)), 1.0, 1.0);
         let red = Vec3::new(1.0, 0.0, 0.0);
         let blue = Vec3::new(0.0, 0.0, 1.0);
         for order in [[0, 1], [1, 0]] {

@@ -67,8 +67,8 @@ A robot model (.urdf; .xml whose root is <robot> or <mujoco>) runs like a scene:
 named by link, joints by joint name, a ground plane z = 0 (unless --no-ground), gravity \
 [0, 0, -9.81] m/s^2, step 1/240 s, 2 s unless --steps or --duration; each of the \
 loader's warnings (what the file holds that is not simulated) is a `warning: ` line on \
-stderr. Its scene.json holds the run settings only: render the model file, not its run \
-directory.
+stderr. Its scene.json is a scene of that model (a [[models]] entry) and the ground, so \
+`stiction render DIR` and --resume find the model again.
 
 Exit status: 0 the run finished; 1 a step failed (one `error: ` line on stderr, also with \
 --quiet and --json; the files hold every step before it); 2 bad input (unreadable, \
@@ -184,28 +184,37 @@ pub fn prepare(
 ) -> Result<(SceneFile, BuiltScene), SceneError> {
     let mut file = source.read()?;
     overrides.apply(&mut file);
-    let built = scene::check_and_build(&file, &source.label())?;
+    let label = source.label();
+    let built = scene::check_and_build(&file, &label)?;
+    // scene.json lives in the run directory: its meshes and models must be found from there.
+    scene::absolute_paths(&mut file, label.parent().unwrap_or(Path::new("")));
     Ok((file, built))
 }
 
-/// Reads a scene file, or loads a robot model (printing its warnings on stderr): the
-/// scene file written as scene.json and the built scene.
+/// Reads a scene file, or loads a robot model, printing the warnings of its models on
+/// stderr: the scene file written as scene.json (with absolute file names) and the built
+/// scene.
 pub fn prepare_input(
     path: &Path,
     model_args: &ModelArgs,
     overrides: &Overrides,
     output: &OutputArgs,
 ) -> Result<(SceneFile, BuiltScene), CliError> {
-    if model::is_model(path) {
+    let (file, built) = if model::is_model(path) {
         let prepared = model::prepare(path, model_args, overrides)?;
-        for warning in &prepared.warnings {
-            output.warn(&format!("{}: {}", warning.at, warning.message));
-        }
-        Ok((prepared.file, prepared.built))
+        let mut file = prepared.file;
+        scene::absolute_paths(&mut file, Path::new(""));
+        (file, prepared.built)
     } else {
         model_args.check_scene()?;
-        Ok(prepare(&Source::of(path), overrides)?)
+        prepare(&Source::of(path), overrides)?
+    };
+    for model in &built.models {
+        for warning in &model.warnings {
+            output.warn(&format!("{}: {}", warning.at, warning.message));
+        }
     }
+    Ok((file, built))
 }
 
 /// The default run directory of a scene.
@@ -219,7 +228,7 @@ pub fn run(args: RunArgs) -> Result<std::process::ExitCode, CliError> {
     let (file, mut built) = prepare_input(&args.scene, &args.model, &args.overrides, &args.output)?;
     // A bad snapshot is refused before the run directory is touched.
     let first_step = match &args.resume {
-        Some(path) => Some(snapshot::resume(path, &file, &mut built)?),
+        Some(path) => Some(snapshot::resume(path, &mut built)?),
         None => None,
     };
     let out = args.out.unwrap_or_else(|| default_out(&built.name));

@@ -16,7 +16,6 @@ use stiction::{SnapshotError, Solver, World};
 
 use crate::error::CliError;
 use crate::readable::{number, vector};
-use crate::scene::schema::SceneFile;
 use crate::scene::{colliders, BuiltScene};
 
 /// The file a snapshot taken after `step` is written to in the run directory `out`.
@@ -47,7 +46,7 @@ pub fn write_snapshot(world: &World, out: &Path, step: u64) -> Result<PathBuf, C
 /// Loads the snapshot `path` into `scene` (replacing its world) after checking that it was
 /// taken from this scene; returns the step it was taken after. On any error `scene` is
 /// unchanged and nothing has been written.
-pub fn resume(path: &Path, file: &SceneFile, scene: &mut BuiltScene) -> Result<u64, CliError> {
+pub fn resume(path: &Path, scene: &mut BuiltScene) -> Result<u64, CliError> {
     let bad = |reason: String| CliError::RunDir {
         path: path.to_path_buf(),
         reason,
@@ -65,15 +64,9 @@ pub fn resume(path: &Path, file: &SceneFile, scene: &mut BuiltScene) -> Result<u
     })?;
     let (mut world, step) = (snapshot.world, snapshot.step);
     check_belongs(&world, step, scene).map_err(bad)?;
-    // The contact hook is code, not state: install the scene's again.
-    let handles: Vec<_> = scene
-        .bodies
-        .iter()
-        .map(|b| (b.name.clone(), b.handle))
-        .collect();
-    colliders::filter_jointed_pairs(&mut world, &file.joints, |name| {
-        handles.iter().find(|(n, _)| n == name).map(|(_, h)| *h)
-    });
+    // The contact hook is code, not state: install the scene's again (its jointed bodies
+    // and its models' adjacent links).
+    colliders::install_contact_filter(&mut world, &scene.excluded_pairs);
     scene.world = world;
     Ok(step)
 }

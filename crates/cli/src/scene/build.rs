@@ -5,6 +5,9 @@
 //! [`colliders`]); nothing is skipped. Should the schema ever describe something the engine
 //! cannot do, the place to refuse it (with a typed error naming the field) is here.
 
+use std::path::Path;
+use std::sync::Arc;
+
 use stiction::joint::{
     AxisControl, DistanceJoint, FixedJoint, Hinge2Joint, JointLimit, JointMotor, SliderJoint,
     UniversalJoint,
@@ -18,6 +21,8 @@ use stiction::{
 
 use crate::scene::colliders;
 use crate::scene::error::FieldError;
+use crate::scene::geometry::{self, HeightGrid, TriangleMesh};
+use crate::scene::models;
 use crate::scene::schema::{
     AxisAngle, BodyDesc, BodyKindDesc, GyroscopicDesc, ImpactsDesc, JointDesc, JointKindDesc,
     LimitDesc, MotorDesc, RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverKind,
@@ -28,7 +33,7 @@ use crate::scene::schema::{
 pub const DEFAULT_DENSITY: f64 = 1000.0;
 
 /// A shape's geometry, as the renderer draws it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Geometry {
     /// Half extents, m.
     Box(Vec3),
@@ -40,10 +45,16 @@ pub enum Geometry {
     Cylinder(f64, f64),
     /// The plane z = 0 of the shape frame.
     Plane,
+    /// A convex hull: its triangles, wound counter-clockwise from outside.
+    Convex(Arc<TriangleMesh>),
+    /// A triangle mesh (static geometry; no inside).
+    TriMesh(Arc<TriangleMesh>),
+    /// A heightfield.
+    Heightfield(Arc<HeightGrid>),
 }
 
 /// A shape placed in the engine's body frame (origin at the centre of mass).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PlacedShape {
     /// What it is.
     pub geometry: Geometry,
@@ -80,6 +91,13 @@ pub struct BuiltJoint {
 /// A scene ready to step.
 #[derive(Debug, Clone)]
 pub struct BuiltScene {
+    /// The robot models of `[[models]]`, in file order, as loaded (links, joints, format,
+    /// warnings).
+    pub models: Vec<stiction_models::LoadedModel>,
+    /// The pairs of bodies kept from colliding (jointed scene bodies without
+    /// `collide_connected`, and every model's adjacent links): the contact hook's list,
+    /// installed again on a world restored from a snapshot.
+    pub excluded_pairs: Vec<(BodyHandle, BodyHandle)>,
     /// Scene name.
     pub name: String,
     /// The world.
@@ -88,9 +106,9 @@ pub struct BuiltScene {
     pub h: f64,
     /// Steps the file asks for (from `steps` or `duration`; 600 if neither).
     pub steps: u64,
-    /// Bodies in file order.
+    /// Bodies: the models' (in model order), then the file's `[[bodies]]` in file order.
     pub bodies: Vec<BuiltBody>,
-    /// Joints in file order.
+    /// Joints: the models', then the file's `[[joints]]` in file order.
     pub joints: Vec<BuiltJoint>,
     /// What to record.
     pub record: RecordDesc,
@@ -101,54 +119,103 @@ pub struct BuiltScene {
 /// Steps run when the file gives neither `steps` nor `duration`.
 pub const DEFAULT_STEPS: u64 = 600;
 
-/// Builds a validated scene. `fallback_name` names a scene whose file has no `name`.
-pub fn build(scene: &SceneFile, fallback_name: &str) -> Result<BuiltScene, FieldError> {
-    let mut world = World::with_settings(world_settings(scene))
-        .map_err(|e| FieldError::invalid("world", e.to_string()))?;
-    let mode = gyroscopic(scene.world.gyroscopic);
-    let mut bodies = Vec::with_capacity(scene.bodies.len());
+/// Builds a validated scene. `fallback_name` names a scene whose file has no `name`;
+/// `base` is the folder relative file names (meshes, models) start from.
+pub fn build(
+    scene: &SceneFile,
+    fallback_name: &str,
+    base: &Path,
+) -> Result<BuiltScene, FieldError> {
+    let mut built = start(scene, fallback_name)?;
+    // The models first: a run of a robot model file (a scene of one model, then its ground
+    // plane) builds the same world as its scene.json does.
+    for (i, desc) in scene.models.iter().enumerate() {
+        let path = format!("models[{i}]");
+        models::add_model(&mut built, desc, base, &path).map_err(|e| e.at(&path))?;
+    }
     for (i, desc) in scene.bodies.iter().enumerate() {
-        let path = format!("bodies[{i}]");
-        let body = build_body(&mut world, desc, mode, &path)?;
-        if scene.world.contacts {
-            let shapes: Vec<_> = desc
-                .shapes
-                .iter()
-                .zip(body.shapes.iter().copied())
-                .collect();
-            colliders::add_colliders(&mut world, body.handle, &shapes, &scene.materials, &path)?;
-        }
-        bodies.push(body);
+        add_body(&mut built, scene, desc, base, &format!("bodies[{i}]"))?;
     }
-    let mut joints = Vec::with_capacity(scene.joints.len());
-    for (i, desc) in scene.joints.iter().enumerate() {
-        let path = format!("joints[{i}]");
-        let handle = build_joint(&mut world, desc, &bodies, scene, &path)?;
-        let name = desc.name.clone().unwrap_or_else(|| format!("joint{i}"));
-        joints.push(BuiltJoint { name, handle });
-    }
-    colliders::filter_jointed_pairs(&mut world, &scene.joints, |name| {
-        bodies.iter().find(|b| b.name == name).map(|b| b.handle)
-    });
-    let h = scene.world.step;
-    let steps = match (scene.steps, scene.duration) {
-        (Some(steps), _) => steps,
-        (None, Some(duration)) => steps_for(duration, h),
-        (None, None) => DEFAULT_STEPS,
-    };
+    finish(&mut built, scene)?;
+    Ok(built)
+}
+
+/// A scene without bodies or joints yet: its world with the file's settings, its name, step
+/// size, step count, recording and camera. [`build`] then adds the models, the bodies and
+/// (by [`finish`]) the joints.
+pub fn start(scene: &SceneFile, fallback_name: &str) -> Result<BuiltScene, FieldError> {
+    let world = World::with_settings(world_settings(scene))
+        .map_err(|e| FieldError::invalid("world", e.to_string()))?;
     Ok(BuiltScene {
         name: scene
             .name
             .clone()
             .unwrap_or_else(|| fallback_name.to_string()),
         world,
-        h,
-        steps,
-        bodies,
-        joints,
+        h: scene.world.step,
+        steps: match (scene.steps, scene.duration) {
+            (Some(steps), _) => steps,
+            (None, Some(duration)) => steps_for(duration, scene.world.step),
+            (None, None) => DEFAULT_STEPS,
+        },
+        bodies: Vec::new(),
+        joints: Vec::new(),
+        models: Vec::new(),
+        excluded_pairs: Vec::new(),
         record: scene.record.clone(),
         render: scene.render.clone(),
     })
+}
+
+/// Adds the file's joints to a scene whose bodies are all there, and installs the one
+/// contact filter of the scene (jointed bodies and the models' adjacent links).
+pub fn finish(built: &mut BuiltScene, scene: &SceneFile) -> Result<(), FieldError> {
+    for (i, desc) in scene.joints.iter().enumerate() {
+        let path = format!("joints[{i}]");
+        let handle = build_joint(&mut built.world, desc, &built.bodies, scene, &path)?;
+        let name = desc.name.clone().unwrap_or_else(|| format!("joint{i}"));
+        built.joints.push(BuiltJoint { name, handle });
+    }
+    let bodies = &built.bodies;
+    let handle_of = |name: &str| bodies.iter().find(|b| b.name == name).map(|b| b.handle);
+    let jointed = colliders::jointed_pairs(&scene.joints, handle_of);
+    built.excluded_pairs.extend(jointed);
+    colliders::install_contact_filter(&mut built.world, &built.excluded_pairs);
+    Ok(())
+}
+
+/// Adds the body `desc` of `scene` (at field `path`) with its colliders to `built`; its
+/// name must be new.
+pub fn add_body(
+    built: &mut BuiltScene,
+    scene: &SceneFile,
+    desc: &BodyDesc,
+    base: &Path,
+    path: &str,
+) -> Result<(), FieldError> {
+    if let Some(other) = built.bodies.iter().find(|b| b.name == desc.name) {
+        return Err(FieldError::invalid(
+            format!("{path}.name"),
+            format!(
+                "body names must be unique: `{}` is already a body of the scene or a link of a model",
+                other.name
+            ),
+        ));
+    }
+    let mode = gyroscopic(scene.world.gyroscopic);
+    let body = build_body(&mut built.world, desc, mode, base, path)?;
+    if scene.world.contacts {
+        let shapes: Vec<_> = desc.shapes.iter().zip(body.shapes.iter()).collect();
+        colliders::add_colliders(
+            &mut built.world,
+            body.handle,
+            &shapes,
+            &scene.materials,
+            path,
+        )?;
+    }
+    built.bodies.push(body);
+    Ok(())
 }
 
 /// The number of steps of size `h` covering `duration` seconds (at least 1).
@@ -239,34 +306,69 @@ pub fn unit_scaled<const N: usize>(v: [f64; N]) -> [f64; N] {
     }
 }
 
-fn geometry(shape: &ShapeDesc) -> Geometry {
+/// The geometry of a validated shape (reading its mesh file, if any, relative to `base`).
+fn geometry(shape: &ShapeDesc, base: &Path, path: &str) -> Result<Geometry, FieldError> {
     // Validation guarantees the fields each type needs.
     let radius = shape.radius.unwrap_or(0.0);
     let half_height = shape.half_height.unwrap_or(0.0);
-    match shape.kind {
+    let scale = shape.scale.map_or([1.0; 3], |s| s.axes());
+    let mesh_file = || {
+        let file = shape.file.as_deref().unwrap_or_default();
+        geometry::read_mesh(&geometry::resolve(base, file), scale)
+            .map_err(|e| FieldError::invalid(format!("{path}.file"), e))
+    };
+    Ok(match shape.kind {
         ShapeKind::Box => Geometry::Box(Vec3::from_array(shape.half_extents.unwrap_or_default())),
         ShapeKind::Sphere => Geometry::Sphere(radius),
         ShapeKind::Capsule => Geometry::Capsule(radius, half_height),
         ShapeKind::Cylinder => Geometry::Cylinder(radius, half_height),
         ShapeKind::Plane => Geometry::Plane,
-    }
+        ShapeKind::Convex => {
+            let (points, field) = match &shape.points {
+                Some(points) => (
+                    points.iter().copied().map(Vec3::from_array).collect(),
+                    "points",
+                ),
+                None => (mesh_file()?.vertices, "file"),
+            };
+            let hull = geometry::convex_hull(&points)
+                .map_err(|e| FieldError::invalid(format!("{path}.{field}"), e))?;
+            Geometry::Convex(Arc::new(hull))
+        }
+        ShapeKind::Mesh => {
+            let mesh = mesh_file()?;
+            if mesh.triangles.is_empty() {
+                return Err(FieldError::invalid(
+                    format!("{path}.file"),
+                    "the mesh has no triangles",
+                ));
+            }
+            Geometry::TriMesh(Arc::new(mesh))
+        }
+        ShapeKind::Heightfield => Geometry::Heightfield(Arc::new(HeightGrid::new(
+            shape.heights.as_deref().unwrap_or_default(),
+            shape.size.unwrap_or([1.0; 2]),
+        ))),
+    })
 }
 
-/// Mass properties of one shape at `density`, in the body frame; `None` for a plane.
+/// Mass properties of one shape at `density`, in the body frame; `None` for a plane, a
+/// triangle mesh or a heightfield (static geometry, without volume).
 fn shape_mass(shape: &PlacedShape, density: f64) -> Option<Result<MassProperties, String>> {
+    let text = |e: stiction::MassPropertiesError| e.to_string();
     let local = match shape.geometry {
-        Geometry::Box(half) => MassProperties::cuboid(half, density),
-        Geometry::Sphere(r) => MassProperties::sphere(r, density),
-        Geometry::Capsule(r, hh) => MassProperties::capsule(hh, r, density),
-        Geometry::Cylinder(r, hh) => MassProperties::cylinder(hh, r, density),
-        Geometry::Plane => return None,
+        Geometry::Box(half) => MassProperties::cuboid(half, density).map_err(text),
+        Geometry::Sphere(r) => MassProperties::sphere(r, density).map_err(text),
+        Geometry::Capsule(r, hh) => MassProperties::capsule(hh, r, density).map_err(text),
+        Geometry::Cylinder(r, hh) => MassProperties::cylinder(hh, r, density).map_err(text),
+        Geometry::Convex(ref hull) => hull.mass_properties(density),
+        Geometry::Plane | Geometry::TriMesh(_) | Geometry::Heightfield(_) => return None,
     };
-    Some(
-        local
-            .and_then(|m| m.rotated(shape.rotation))
+    Some(local.and_then(|m| {
+        m.rotated(shape.rotation)
             .and_then(|m| m.translated(shape.offset))
-            .map_err(|e| e.to_string()),
-    )
+            .map_err(text)
+    }))
 }
 
 /// The body's mass properties in the file's body frame (centre possibly off the origin).
@@ -314,17 +416,21 @@ fn build_body(
     world: &mut World,
     desc: &BodyDesc,
     default_mode: GyroscopicMode,
+    base: &Path,
     path: &str,
 ) -> Result<BuiltBody, FieldError> {
     let mut shapes: Vec<PlacedShape> = desc
         .shapes
         .iter()
-        .map(|s| PlacedShape {
-            geometry: geometry(s),
-            offset: Vec3::from_array(s.offset),
-            rotation: rotation(s.orientation, s.axis_angle.as_ref()),
+        .enumerate()
+        .map(|(j, s)| {
+            Ok(PlacedShape {
+                geometry: geometry(s, base, &format!("{path}.shapes[{j}]"))?,
+                offset: Vec3::from_array(s.offset),
+                rotation: rotation(s.orientation, s.axis_angle.as_ref()),
+            })
         })
-        .collect();
+        .collect::<Result<_, FieldError>>()?;
     let mass = body_mass(desc, &shapes, path)?;
     let orientation = rotation(desc.orientation, desc.axis_angle.as_ref());
     let kind = match desc.kind {

@@ -1,11 +1,10 @@
 //! The collision side of a scene: one engine collider per colliding shape, with its material,
 //! and the filter that keeps jointed bodies from colliding unless a joint asks for it.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use stiction::math::Vec3;
 use stiction::{BodyHandle, ColliderBuilder, Material, Pose, World};
-use stiction::{ContactCandidate, HookAction};
 
 use crate::scene::build::{Geometry, PlacedShape};
 use crate::scene::error::FieldError;
@@ -15,7 +14,7 @@ use crate::scene::schema::{JointDesc, MaterialDesc, ShapeDesc};
 pub fn add_colliders(
     world: &mut World,
     body: BodyHandle,
-    shapes: &[(&ShapeDesc, PlacedShape)],
+    shapes: &[(&ShapeDesc, &PlacedShape)],
     materials: &BTreeMap<String, MaterialDesc>,
     path: &str,
 ) -> Result<(), FieldError> {
@@ -25,12 +24,22 @@ pub fn add_colliders(
         }
         let field = format!("{path}.shapes[{j}]");
         let engine = |e: stiction::WorldError| FieldError::invalid(field.clone(), e.to_string());
-        let builder = match placed.geometry {
-            Geometry::Box(half) => ColliderBuilder::cuboid(half),
-            Geometry::Sphere(r) => ColliderBuilder::ball(r),
-            Geometry::Capsule(r, hh) => ColliderBuilder::capsule(hh, r),
-            Geometry::Cylinder(r, hh) => ColliderBuilder::cylinder(hh, r),
+        let builder = match &placed.geometry {
+            &Geometry::Box(half) => ColliderBuilder::cuboid(half),
+            &Geometry::Sphere(r) => ColliderBuilder::ball(r),
+            &Geometry::Capsule(r, hh) => ColliderBuilder::capsule(hh, r),
+            &Geometry::Cylinder(r, hh) => ColliderBuilder::cylinder(hh, r),
             Geometry::Plane => ColliderBuilder::halfspace(Vec3::Z),
+            Geometry::Convex(hull) => ColliderBuilder::convex_hull(&hull.vertices),
+            Geometry::TriMesh(mesh) => {
+                ColliderBuilder::trimesh(mesh.vertices.clone(), mesh.triangles.clone())
+            }
+            Geometry::Heightfield(grid) => ColliderBuilder::heightfield(
+                grid.rows,
+                grid.cols,
+                &grid.heights,
+                Vec3::new(grid.size[0], grid.size[1], 1.0),
+            ),
         }
         .map_err(engine)?;
         let material = match desc.material.as_ref().and_then(|m| materials.get(m)) {
@@ -57,33 +66,25 @@ pub fn add_colliders(
     Ok(())
 }
 
-/// Rejects contacts between bodies joined by a joint without `collide_connected` (ODE's and
-/// Box2D's default: a ragdoll's overlapping limbs must not push each other apart).
-pub fn filter_jointed_pairs(
-    world: &mut World,
+/// The pairs of bodies joined by a joint without `collide_connected`, which must not
+/// collide (ODE's and Box2D's default: a ragdoll's overlapping limbs must not push each
+/// other apart).
+pub fn jointed_pairs(
     joints: &[JointDesc],
     handle_of: impl Fn(&str) -> Option<BodyHandle>,
-) {
-    let pairs: HashSet<(BodyHandle, BodyHandle)> = joints
+) -> Vec<(BodyHandle, BodyHandle)> {
+    joints
         .iter()
         .filter(|j| !j.collide_connected)
-        .filter_map(|j| Some(ordered(handle_of(&j.body_a)?, handle_of(&j.body_b)?)))
-        .collect();
-    if pairs.is_empty() {
-        return;
-    }
-    world.set_contact_hook(
-        move |contact: &mut ContactCandidate| match contact.geometry().bodies {
-            [Some(a), Some(b)] if pairs.contains(&ordered(a, b)) => HookAction::Reject,
-            _ => HookAction::Keep,
-        },
-    );
+        .filter_map(|j| Some((handle_of(&j.body_a)?, handle_of(&j.body_b)?)))
+        .collect()
 }
 
-fn ordered(a: BodyHandle, b: BodyHandle) -> (BodyHandle, BodyHandle) {
-    if a <= b {
-        (a, b)
-    } else {
-        (b, a)
+/// Installs the one contact hook of a scene: contacts between the bodies of each pair of
+/// `pairs` are rejected (the world has one hook, so the scene's jointed bodies and every
+/// model's adjacent links share it). Without pairs no hook is installed.
+pub fn install_contact_filter(world: &mut World, pairs: &[(BodyHandle, BodyHandle)]) {
+    if !pairs.is_empty() {
+        world.set_contact_hook(stiction_models::contact_filter(pairs.to_vec()));
     }
 }

@@ -37,6 +37,9 @@ pub struct SceneFile {
     /// The bodies, in order.
     #[serde(default)]
     pub bodies: Vec<BodyDesc>,
+    /// Robot models (URDF, MJCF) loaded beside the bodies, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelDesc>,
     /// The joints, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub joints: Vec<JointDesc>,
@@ -292,13 +295,40 @@ pub enum ShapeKind {
     /// The half-space below a plane through the shape's origin with the shape's z axis as
     /// outward normal (static bodies only).
     Plane,
+    /// The convex hull of `points`, or of the vertices of the mesh `file`.
+    Convex,
+    /// The triangles of the mesh `file` (static bodies only).
+    Mesh,
+    /// A grid of `heights` over a rectangle of `size` in the shape's x-y plane (static
+    /// bodies only).
+    Heightfield,
+}
+
+/// The scale of a mesh file's vertices: one factor, or one per axis.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ScaleDesc {
+    /// The same factor on every axis.
+    Uniform(f64),
+    /// Factors along x, y and z.
+    Axes(Vector),
+}
+
+impl ScaleDesc {
+    /// The factors along x, y and z.
+    pub fn axes(self) -> Vector {
+        match self {
+            ScaleDesc::Uniform(s) => [s; 3],
+            ScaleDesc::Axes(v) => v,
+        }
+    }
 }
 
 /// One shape of a body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShapeDesc {
-    /// `box`, `sphere`, `capsule`, `cylinder` or `plane`.
+    /// `box`, `sphere`, `capsule`, `cylinder`, `plane`, `convex`, `mesh` or `heightfield`.
     #[serde(rename = "type")]
     pub kind: ShapeKind,
     /// Box half extents, m.
@@ -311,6 +341,23 @@ pub struct ShapeDesc {
     /// centres, m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub half_height: Option<f64>,
+    /// Points whose convex hull is the shape (`convex`), m, shape frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Vec<Vector>>,
+    /// A mesh file (STL, OBJ or COLLADA) relative to the scene file (`convex`: its hull;
+    /// `mesh`: its triangles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Scale of the mesh file's vertices: one factor or `[x, y, z]`; default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<ScaleDesc>,
+    /// Heights of a heightfield, m: `heights[i][j]` at row `i` (along x) and column `j`
+    /// (along y), at least 2 x 2, every row as long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heights: Option<Vec<Vec<f64>>>,
+    /// Extent of a heightfield along x and y, m, centred on the shape origin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<[f64; 2]>,
     /// Position in the body frame, m; default `[0, 0, 0]`.
     #[serde(default)]
     pub offset: Vector,
@@ -326,6 +373,50 @@ pub struct ShapeDesc {
     /// Whether the shape collides; default true.
     #[serde(default = "yes")]
     pub collide: bool,
+}
+
+/// How a model's root link is attached (`models[i].base`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelBaseDesc {
+    /// The root link is a static body.
+    Fixed,
+    /// The root link is a free dynamic body.
+    Floating,
+}
+
+/// A robot model (URDF or MJCF) loaded into the scene by `stiction-models`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelDesc {
+    /// The model file (`.urdf`, or `.xml`: URDF or MJCF), relative to the scene file.
+    pub file: String,
+    /// Put before every link and joint name of the model (`left/`); default none. Two
+    /// copies of one model need different prefixes, since body names are unique.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
+    /// Where the model's frame goes in the world, m; default `[0, 0, 0]`.
+    #[serde(default)]
+    pub position: Vector,
+    /// The model frame's orientation as a quaternion `[w, x, y, z]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<[f64; 4]>,
+    /// The model frame's orientation as an axis and angle (exclusive with `orientation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis_angle: Option<AxisAngle>,
+    /// Initial joint values by the file's joint names, rad or m; default all 0.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub joints: BTreeMap<String, f64>,
+    /// `fixed` or `floating` root link; default: URDF roots fixed, MJCF `free` joints float.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<ModelBaseDesc>,
+    /// Hold every joint still with a velocity motor bounded by its effort; default false.
+    #[serde(default)]
+    pub hold: bool,
+    /// Directories searched for meshes, relative to the scene file, before those of
+    /// `STICTION_MODEL_PATH`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_path: Vec<String>,
 }
 
 /// Joint types.

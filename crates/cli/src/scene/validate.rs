@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use crate::readable::number;
 use crate::scene::error::FieldError;
 use crate::scene::schema::{
-    AxisAngle, BodyDesc, BodyKindDesc, JointDesc, JointKindDesc, MaterialDesc, RecordDesc,
-    RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverDesc, Vector, WorldDesc, WORLD,
+    AxisAngle, BodyDesc, BodyKindDesc, JointDesc, JointKindDesc, MaterialDesc, ModelDesc,
+    RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverDesc, Vector, WorldDesc, WORLD,
 };
 
 type Check = Result<(), FieldError>;
@@ -66,6 +66,9 @@ pub fn validate(scene: &SceneFile) -> Check {
                 format!("body names must be unique: `{}` is used twice", body.name),
             ));
         }
+    }
+    for (i, model) in scene.models.iter().enumerate() {
+        self::model(&format!("models[{i}]"), model)?;
     }
     for (i, joint) in scene.joints.iter().enumerate() {
         self::joint(&format!("joints[{i}]"), joint, &kinds)?;
@@ -166,6 +169,11 @@ fn body(path: &str, body: &BodyDesc, materials: &BTreeMap<String, MaterialDesc>)
             ));
         }
     }
+    // The shapes before the mass: a dynamic body whose only shape is a mesh is told why
+    // the mesh cannot be there rather than that it has no volume.
+    for (j, shape) in body.shapes.iter().enumerate() {
+        self::shape(&format!("{path}.shapes[{j}]"), shape, body.kind, materials)?;
+    }
     mass(path, body)?;
     non_negative(&format!("{path}.linear_damping"), body.linear_damping)?;
     non_negative(&format!("{path}.angular_damping"), body.angular_damping)?;
@@ -176,9 +184,6 @@ fn body(path: &str, body: &BodyDesc, materials: &BTreeMap<String, MaterialDesc>)
                 format!("each component must be in [0, 1], got {color:?}"),
             ));
         }
-    }
-    for (j, shape) in body.shapes.iter().enumerate() {
-        self::shape(&format!("{path}.shapes[{j}]"), shape, body.kind, materials)?;
     }
     Ok(())
 }
@@ -213,7 +218,12 @@ fn mass(path: &str, body: &BodyDesc) -> Check {
             ));
         }
     }
-    let has_volume = body.shapes.iter().any(|s| s.kind != ShapeKind::Plane);
+    let has_volume = body.shapes.iter().any(|s| {
+        !matches!(
+            s.kind,
+            ShapeKind::Plane | ShapeKind::Mesh | ShapeKind::Heightfield
+        )
+    });
     let described = body.mass.is_some() && body.inertia.is_some();
     if body.kind == BodyKindDesc::Dynamic && !has_volume && !described {
         return Err(FieldError::invalid(
@@ -230,25 +240,55 @@ fn shape(
     body_kind: BodyKindDesc,
     materials: &BTreeMap<String, MaterialDesc>,
 ) -> Check {
-    let (needs_extents, needs_radius, needs_height) = match shape.kind {
-        ShapeKind::Box => (true, false, false),
-        ShapeKind::Sphere => (false, true, false),
-        ShapeKind::Capsule | ShapeKind::Cylinder => (false, true, true),
-        ShapeKind::Plane => (false, false, false),
-    };
-    let kind = format!("{:?}", shape.kind).to_lowercase();
-    for (field, needed, present) in [
-        ("half_extents", needs_extents, shape.half_extents.is_some()),
-        ("radius", needs_radius, shape.radius.is_some()),
-        ("half_height", needs_height, shape.half_height.is_some()),
-    ] {
+    use ShapeKind as K;
+    let kind = shape_kind_name(shape.kind);
+    // Which fields each type takes: required, optional (`scale`), or refused. A convex
+    // hull takes `points` or `file` (one of them, checked below).
+    let convex = shape.kind == K::Convex;
+    let takes_file = matches!(shape.kind, K::Convex | K::Mesh);
+    let fields = [
+        (
+            "half_extents",
+            shape.kind == K::Box,
+            false,
+            shape.half_extents.is_some(),
+        ),
+        (
+            "radius",
+            matches!(shape.kind, K::Sphere | K::Capsule | K::Cylinder),
+            false,
+            shape.radius.is_some(),
+        ),
+        (
+            "half_height",
+            matches!(shape.kind, K::Capsule | K::Cylinder),
+            false,
+            shape.half_height.is_some(),
+        ),
+        ("points", false, convex, shape.points.is_some()),
+        ("file", shape.kind == K::Mesh, convex, shape.file.is_some()),
+        ("scale", false, takes_file, shape.scale.is_some()),
+        (
+            "heights",
+            shape.kind == K::Heightfield,
+            false,
+            shape.heights.is_some(),
+        ),
+        (
+            "size",
+            shape.kind == K::Heightfield,
+            false,
+            shape.size.is_some(),
+        ),
+    ];
+    for (field, needed, optional, present) in fields {
         if needed && !present {
             return Err(FieldError::invalid(
                 format!("{path}.{field}"),
                 format!("required for a {kind}"),
             ));
         }
-        if present && !needed {
+        if present && !needed && !optional {
             return Err(FieldError::invalid(
                 format!("{path}.{field}"),
                 format!("does not apply to a {kind}"),
@@ -269,11 +309,110 @@ fn shape(
     if let Some(half_height) = shape.half_height {
         positive(&format!("{path}.half_height"), half_height)?;
     }
-    if shape.kind == ShapeKind::Plane && body_kind != BodyKindDesc::Static {
-        return Err(FieldError::invalid(
-            format!("{path}.type"),
-            "a plane is infinite and can only belong to a static body",
-        ));
+    if convex {
+        match (&shape.points, &shape.file) {
+            (Some(_), Some(_)) => {
+                return Err(FieldError::invalid(
+                    format!("{path}.file"),
+                    "set either points or file, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(FieldError::invalid(
+                    format!("{path}.points"),
+                    "a convex shape needs points (or a mesh file)",
+                ))
+            }
+            _ => {}
+        }
+        if shape.points.is_some() && shape.scale.is_some() {
+            return Err(FieldError::invalid(
+                format!("{path}.scale"),
+                "applies to a mesh file only: give the points at their size",
+            ));
+        }
+    }
+    if let Some(points) = &shape.points {
+        if points.len() < 4 {
+            return Err(FieldError::invalid(
+                format!("{path}.points"),
+                format!(
+                    "a convex hull needs at least 4 points, got {}",
+                    points.len()
+                ),
+            ));
+        }
+        for (k, p) in points.iter().enumerate() {
+            finite_vector(&format!("{path}.points[{k}]"), *p)?;
+        }
+    }
+    if let Some(file) = &shape.file {
+        if file.trim().is_empty() {
+            return Err(FieldError::invalid(
+                format!("{path}.file"),
+                "must name a mesh file",
+            ));
+        }
+    }
+    if let Some(scale) = shape.scale {
+        let axes = scale.axes();
+        if !axes.iter().all(|s| s.is_finite() && *s > 0.0) {
+            return Err(FieldError::invalid(
+                format!("{path}.scale"),
+                format!("every factor must be finite and > 0, got {axes:?}"),
+            ));
+        }
+    }
+    if let Some(heights) = &shape.heights {
+        let field = format!("{path}.heights");
+        let cols = heights.first().map_or(0, Vec::len);
+        if heights.len() < 2 || cols < 2 {
+            return Err(FieldError::invalid(
+                field,
+                format!(
+                    "a heightfield needs at least 2 rows of at least 2 heights, got {} x {cols}",
+                    heights.len()
+                ),
+            ));
+        }
+        for (i, row) in heights.iter().enumerate() {
+            if row.len() != cols {
+                return Err(FieldError::invalid(
+                    format!("{field}[{i}]"),
+                    format!(
+                        "every row must be as long as the first ({cols} heights), got {}",
+                        row.len()
+                    ),
+                ));
+            }
+            if let Some(j) = row.iter().position(|h| !h.is_finite()) {
+                return Err(FieldError::invalid(
+                    format!("{field}[{i}][{j}]"),
+                    format!("must be finite, got {}", number(row[j])),
+                ));
+            }
+        }
+    }
+    if let Some(size) = shape.size {
+        if !size.iter().all(|s| s.is_finite() && *s > 0.0) {
+            return Err(FieldError::invalid(
+                format!("{path}.size"),
+                format!("both extents must be finite and > 0, got {size:?}"),
+            ));
+        }
+    }
+    let static_only = match shape.kind {
+        K::Plane => Some("a plane is infinite and can only belong to a static body"),
+        K::Mesh => Some(
+            "a triangle mesh has no inside, so it can only belong to a static body (use type = \"convex\" with the same file for a moving body)",
+        ),
+        K::Heightfield => Some("a heightfield can only belong to a static body"),
+        _ => None,
+    };
+    if let Some(rule) = static_only {
+        if body_kind != BodyKindDesc::Static {
+            return Err(FieldError::invalid(format!("{path}.type"), rule));
+        }
     }
     finite_vector(&format!("{path}.offset"), shape.offset)?;
     rotation(path, shape.orientation, shape.axis_angle.as_ref())?;
@@ -282,6 +421,38 @@ fn shape(
             return Err(FieldError::invalid(
                 format!("{path}.material"),
                 format!("no material `{name}` in [materials]"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn model(path: &str, model: &ModelDesc) -> Check {
+    if model.file.trim().is_empty() {
+        return Err(FieldError::invalid(
+            format!("{path}.file"),
+            "must name a model file (.urdf, or .xml: URDF or MJCF)",
+        ));
+    }
+    if model.prefix.contains([',', '"', '\n', '\r']) {
+        return Err(FieldError::invalid(
+            format!("{path}.prefix"),
+            format!(
+                "must not contain commas, quotes or line breaks (body names are written to CSV files), got `{}`",
+                model.prefix
+            ),
+        ));
+    }
+    finite_vector(&format!("{path}.position"), model.position)?;
+    rotation(path, model.orientation, model.axis_angle.as_ref())?;
+    for (name, value) in &model.joints {
+        finite(&format!("{path}.joints.{name}"), *value)?;
+    }
+    for (k, dir) in model.model_path.iter().enumerate() {
+        if dir.trim().is_empty() {
+            return Err(FieldError::invalid(
+                format!("{path}.model_path[{k}]"),
+                "must name a directory",
             ));
         }
     }
@@ -447,6 +618,20 @@ fn joint(path: &str, joint: &JointDesc, bodies: &HashMap<&str, BodyKindDesc>) ->
         non_negative(&format!("{path}.cfm"), cfm)?;
     }
     Ok(())
+}
+
+/// A shape type as the file spells it.
+pub fn shape_kind_name(kind: ShapeKind) -> &'static str {
+    match kind {
+        ShapeKind::Box => "box",
+        ShapeKind::Sphere => "sphere",
+        ShapeKind::Capsule => "capsule",
+        ShapeKind::Cylinder => "cylinder",
+        ShapeKind::Plane => "plane",
+        ShapeKind::Convex => "convex",
+        ShapeKind::Mesh => "mesh",
+        ShapeKind::Heightfield => "heightfield",
+    }
 }
 
 fn kind_name(kind: BodyKindDesc) -> &'static str {

@@ -289,10 +289,13 @@ class World:
         path: Union[str, os.PathLike[str]],
         *,
         base: Optional[Literal["fixed", "floating"]] = None,
+        position: Optional[_Vec3] = None,
+        orientation: Optional[_Quaternion] = None,
         joints: Optional[Mapping[str, float]] = None,
         hold: bool = False,
+        servo: Optional[tuple[float, float]] = None,
         search_path: Optional[Sequence[Union[str, os.PathLike[str]]]] = None,
-        timestep: float = 1 / 240,
+        timestep: Optional[float] = None,
     ) -> World:
         """A world loaded from a robot model: URDF or MJCF, told apart by the root element
         (``<robot>``, ``<mujoco>``), by the ``stiction-models`` crate (docs/models.md).
@@ -305,9 +308,16 @@ class World:
         ``base``: ``"fixed"`` (the root link is static) or ``"floating"`` (a free body);
         ``None`` follows the file (URDF roots fixed, MJCF ``free`` joints float).
         ``joints``: initial joint values by name (rad, m), placed by forward kinematics.
+        ``position``, ``orientation`` (w, x, y, z): where the model's frame goes.
         ``hold``: every hinge and slider held by a velocity motor of target 0 bounded by
-        its effort. ``search_path``: directories searched for meshes, before
-        ``STICTION_MODEL_PATH``. ``timestep``: the step ``step()`` takes when given none.
+        its effort. ``servo``: ``(stiffness, damping)`` of a position servo on every
+        hinge and slider the file gives no actuator (MJCF position and velocity
+        actuators are servos already), holding its initial value, bounded by its effort;
+        move targets with :meth:`set_servo_targets`. ``search_path``: directories
+        searched for meshes, before ``STICTION_MODEL_PATH``. ``timestep``: the step
+        ``step()`` takes when given none; ``None`` takes the file's (MJCF ``<option
+        timestep>``) or 1/240 s. The file's gravity (MJCF ``<option gravity>``) is the
+        world's.
 
         What the file holds that is not simulated is listed in :attr:`model_warnings`.
         Raises :class:`ModelError` (a ``ValueError``) with the located message.
@@ -317,10 +327,13 @@ class World:
         path: Union[str, os.PathLike[str]],
         *,
         base: Optional[Literal["fixed", "floating"]] = None,
+        position: Optional[_Vec3] = None,
+        orientation: Optional[_Quaternion] = None,
         joints: Optional[Mapping[str, float]] = None,
         hold: bool = False,
+        servo: Optional[tuple[float, float]] = None,
         search_path: Optional[Sequence[Union[str, os.PathLike[str]]]] = None,
-        timestep: float = 1 / 240,
+        timestep: Optional[float] = None,
     ) -> World:
         """:meth:`from_model` (the format is read from the file's root element)."""
     @staticmethod
@@ -328,10 +341,13 @@ class World:
         path: Union[str, os.PathLike[str]],
         *,
         base: Optional[Literal["fixed", "floating"]] = None,
+        position: Optional[_Vec3] = None,
+        orientation: Optional[_Quaternion] = None,
         joints: Optional[Mapping[str, float]] = None,
         hold: bool = False,
+        servo: Optional[tuple[float, float]] = None,
         search_path: Optional[Sequence[Union[str, os.PathLike[str]]]] = None,
-        timestep: float = 1 / 240,
+        timestep: Optional[float] = None,
     ) -> World:
         """:meth:`from_model` (the format is read from the file's root element)."""
     @property
@@ -651,6 +667,16 @@ class World:
     @property
     def collider_count(self) -> int:
         """Number of colliders."""
+    def max_joint_separation(self) -> float:
+        """The largest distance between a joint's two anchor points over all joints, m."""
+    def set_softness(self, *, erp: Optional[float] = None, cfm: Optional[float] = None) -> None:
+        """Sets the world's default joint and contact softness: ``erp`` in [0, 1], ``cfm``
+        >= 0 (``None`` keeps the current value). Raises :class:`WorldError` for values
+        out of range, leaving the settings unchanged."""
+    def set_collider_enabled(self, collider: int, enabled: bool) -> None:
+        """Turns collider ``collider`` (its index, in the order colliders were added or
+        loaded) off or on: a disabled collider makes no contacts; its body keeps its
+        mass. Raises :class:`WorldError` for an index out of range."""
     def masses(self) -> _FloatArray:
         """Each body's mass, (N,), kg."""
 
