@@ -60,7 +60,7 @@ def test_every_example_robot_data_urdf_loads_or_is_refused_with_its_reason(path)
 def test_the_survey_covers_the_collection():
     files = urdf_files()
     need(ROBOTS)
-    assert len(files) >= 60, len(files)
+    assert len(files) >= 69, len(files)
     assert set(REFUSED) <= {p.name for p in files}
 
 

@@ -2,8 +2,10 @@
 //! robot.xml`, `stiction bench robot.urdf`. The model becomes a scene of one `[[models]]`
 //! entry (loaded by `stiction-models` through the scene builder) and a ground plane (unless
 //! `--no-ground`), with a scene's default settings (gravity `[0, 0, -9.81]`, the exact
-//! stepper), a step of [`MODEL_STEP`] and a duration of [`MODEL_DURATION`]. That scene is
-//! the run directory's scene.json, so the run can be drawn and resumed from it.
+//! stepper), a step of [`MODEL_STEP`] and a duration of [`MODEL_DURATION`]; an MJCF file's
+//! `<option>` time step and gravity replace those defaults, and `--step` and `--gravity`
+//! replace both. That scene is the run directory's scene.json, so the run can be drawn and
+//! resumed from it.
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +15,7 @@ use crate::error::CliError;
 use crate::run::Overrides;
 use crate::scene::build;
 use crate::scene::models::{self, AddModelError};
-use crate::scene::schema::{BodyDesc, ModelBaseDesc, ModelDesc, SceneFile};
+use crate::scene::schema::{BodyDesc, ModelBaseDesc, ModelDesc, SceneFile, DEFAULT_GRAVITY};
 use crate::scene::validate;
 use crate::scene::BuiltScene;
 
@@ -45,6 +47,15 @@ pub struct ModelArgs {
     /// Robot models: no ground plane.
     #[arg(long)]
     pub no_ground: bool,
+    /// Robot models: a position servo of these gains (N m/rad and N m s/rad, or N/m and
+    /// N s/m) on every hinge and slider the file gives no actuator, holding its initial
+    /// value: --servo 100,5.
+    #[arg(long, value_name = "STIFFNESS,DAMPING", value_parser = parse_servo)]
+    pub servo: Option<[f64; 2]>,
+    /// Robot models: move the model up or down so that its lowest collider point is 1 mm
+    /// above the ground plane z = 0.
+    #[arg(long)]
+    pub rest_on_ground: bool,
 }
 
 /// The `--base` values.
@@ -72,6 +83,20 @@ fn parse_joint(text: &str) -> Result<(String, f64), String> {
     Ok((name.trim().to_string(), value))
 }
 
+fn parse_servo(text: &str) -> Result<[f64; 2], String> {
+    let expected =
+        || format!("expected STIFFNESS,DAMPING (both finite and >= 0, not both 0), got `{text}`");
+    let (k, d) = text.split_once(',').ok_or_else(expected)?;
+    let k: f64 = k.trim().parse().map_err(|_| expected())?;
+    let d: f64 = d.trim().parse().map_err(|_| expected())?;
+    let valid = k.is_finite() && d.is_finite() && k >= 0.0 && d >= 0.0 && k + d > 0.0;
+    if valid {
+        Ok([k, d])
+    } else {
+        Err(expected())
+    }
+}
+
 impl ModelArgs {
     /// The first model option given, for refusing them with a scene file.
     fn given(&self) -> Option<&'static str> {
@@ -85,6 +110,10 @@ impl ModelArgs {
             Some("--model-path")
         } else if self.no_ground {
             Some("--no-ground")
+        } else if self.servo.is_some() {
+            Some("--servo")
+        } else if self.rest_on_ground {
+            Some("--rest-on-ground")
         } else {
             None
         }
@@ -167,6 +196,8 @@ pub fn prepare(
             BaseChoice::Floating => ModelBaseDesc::Floating,
         }),
         hold: args.hold,
+        servo: args.servo,
+        rest_on_ground: args.rest_on_ground,
         model_path,
     };
     let mut file = SceneFile {
@@ -175,7 +206,7 @@ pub fn prepare(
         models: vec![desc],
         ..SceneFile::default()
     };
-    file.world.step = MODEL_STEP;
+    // `--step` and `--gravity`, if given, win over the model file's `<option>`.
     overrides.apply(&mut file);
     if let Some(d) = file.duration {
         if !(d.is_finite() && d > 0.0) {
@@ -195,6 +226,18 @@ pub fn prepare(
         AddModelError::Load(e) => CliError::Model(e),
         AddModelError::Field(e) => invalid(e),
     })?;
+    // The command line's step and gravity, else the file's (MJCF `<option>`), else a model
+    // run's: written into the scene, so that scene.json states what was run.
+    let (timestep, gravity) = built
+        .models
+        .first()
+        .map_or((None, None), |m| (m.timestep, m.gravity));
+    if file.world.step.is_none() {
+        file.world.step = Some(timestep.unwrap_or(MODEL_STEP));
+    }
+    if file.world.gravity.is_none() {
+        file.world.gravity = Some(gravity.map_or(DEFAULT_GRAVITY, |g| g.to_array()));
+    }
     if !args.no_ground {
         let taken = built.bodies.iter().any(|b| b.name == GROUND);
         let ground_name = if taken { "ground_" } else { GROUND };

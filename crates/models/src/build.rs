@@ -370,8 +370,11 @@ pub(crate) fn build(
     }
     let mut excluded_pairs: Vec<_> = pairs.into_iter().collect();
     excluded_pairs.sort();
-    // Masks that let everything collide need no hook.
-    collision_masks.retain(|_, m: &mut (u32, u32)| *m != (1, 1));
+    // A model whose geoms all have the default masks needs none; otherwise every geom's
+    // masks count, the defaults too ((1, 1) and (2, 2) never touch).
+    if collision_masks.values().all(|m| *m == (1, 1)) {
+        collision_masks.clear();
+    }
     let pairs_to_filter = if options.filter_adjacent_links {
         excluded_pairs.clone()
     } else {

@@ -111,8 +111,10 @@ pub struct LoadedModel {
     /// The pairs of bodies kept from colliding (jointed links and
     /// [`LoadOptions::excluded_links`]); pass them to [`contact_filter`] to combine models.
     pub excluded_pairs: Vec<(BodyHandle, BodyHandle)>,
-    /// MuJoCo's `(contype, conaffinity)` of each collider whose masks are not the default
-    /// `(1, 1)` (MJCF); the installed hook applies them ([`model_contact_filter`]).
+    /// MuJoCo's `(contype, conaffinity)` of each collider of the file (MJCF), empty when
+    /// every geom has the default `(1, 1)`; the installed hook applies them
+    /// ([`model_contact_filter`]). Colliders not listed (another model's, a scene's ground)
+    /// touch everything.
     pub collision_masks: BTreeMap<stiction::ColliderHandle, (u32, u32)>,
     /// The file's actuators by name (MJCF; URDF has none).
     pub actuators: BTreeMap<String, ActuatorInfo>,

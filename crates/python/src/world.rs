@@ -486,7 +486,8 @@ impl PyWorld {
 
     /// A world built from a scene file (TOML or JSON), a built-in scene's name
     /// (`"pendulum"`), or scene text, by the `stiction` command's own reader: the same
-    /// defaults, the same validation and the same error messages.
+    /// defaults, the same validation and the same error messages. The loader's warnings of
+    /// its `[[models]]` are `model_warnings`.
     #[staticmethod]
     #[pyo3(signature = (source, *, format=None, solver=None))]
     fn from_scene(
@@ -552,7 +553,15 @@ impl PyWorld {
         let built = py
             .detach(|| check_and_build(&file, &label))
             .map_err(scene_error)?;
-        Ok(Self::of_scene(built))
+        // The loader's warnings of the scene's `[[models]]`, in model order.
+        let model_warnings: Vec<String> = built
+            .models
+            .iter()
+            .flat_map(|m| m.warnings.iter().map(|w| w.to_string()))
+            .collect();
+        let mut this = Self::of_scene(built);
+        this.model_warnings = model_warnings;
+        Ok(this)
     }
 
     /// A world loaded from a robot model file (URDF, or MJCF: told apart by the root

@@ -65,7 +65,8 @@ one `warning: ` line on stderr (not with --quiet).
 
 A robot model (.urdf; .xml whose root is <robot> or <mujoco>) runs like a scene: bodies \
 named by link, joints by joint name, a ground plane z = 0 (unless --no-ground), gravity \
-[0, 0, -9.81] m/s^2, step 1/240 s, 2 s unless --steps or --duration; each of the \
+[0, 0, -9.81] m/s^2 and step 1/240 s (an MJCF file's <option> gravity and timestep \
+instead; --gravity and --step over both), 2 s unless --steps or --duration; each of the \
 loader's warnings (what the file holds that is not simulated) is a `warning: ` line on \
 stderr. Its scene.json is a scene of that model (a [[models]] entry) and the ground, so \
 `stiction render DIR` and --resume find the model again.
@@ -87,6 +88,34 @@ pub struct Overrides {
     /// Stepper: exact (Dantzig pivoting) or iterative (projected Gauss-Seidel).
     #[arg(long, value_enum)]
     pub solver: Option<SolverChoice>,
+    /// Step size h, s (instead of the scene's world.step or a model file's time step).
+    #[arg(long, value_name = "S", value_parser = parse_step)]
+    pub step: Option<f64>,
+    /// Gravity, m/s^2 (instead of the scene's world.gravity or a model file's):
+    /// --gravity 0,0,-9.81.
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_gravity, allow_hyphen_values = true)]
+    pub gravity: Option<[f64; 3]>,
+}
+
+fn parse_step(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(h) if h.is_finite() && h > 0.0 => Ok(h),
+        _ => Err(format!(
+            "expected a step in s, finite and > 0, got `{text}`"
+        )),
+    }
+}
+
+fn parse_gravity(text: &str) -> Result<[f64; 3], String> {
+    let expected = || format!("expected X,Y,Z in m/s^2, each finite, got `{text}`");
+    let parts: Vec<f64> = text
+        .split(',')
+        .map(|p| p.trim().parse::<f64>().map_err(|_| expected()))
+        .collect::<Result<_, _>>()?;
+    match parts[..] {
+        [x, y, z] if [x, y, z].iter().all(|v| v.is_finite()) => Ok([x, y, z]),
+        _ => Err(expected()),
+    }
 }
 
 /// The `--solver` values.
@@ -114,6 +143,12 @@ impl Overrides {
                 SolverChoice::Exact => SolverKind::Exact,
                 SolverChoice::Iterative => SolverKind::Iterative,
             };
+        }
+        if let Some(step) = self.step {
+            scene.world.step = Some(step);
+        }
+        if let Some(gravity) = self.gravity {
+            scene.world.gravity = Some(gravity);
         }
     }
 }
@@ -186,6 +221,9 @@ pub fn prepare(
     overrides.apply(&mut file);
     let label = source.label();
     let built = scene::check_and_build(&file, &label)?;
+    // scene.json states the step and gravity run, also where the models gave them.
+    file.world.step = Some(built.h);
+    file.world.gravity = Some(built.world.settings().gravity.to_array());
     // scene.json lives in the run directory: its meshes and models must be found from there.
     scene::absolute_paths(&mut file, label.parent().unwrap_or(Path::new("")));
     Ok((file, built))

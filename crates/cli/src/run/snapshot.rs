@@ -64,9 +64,9 @@ pub fn resume(path: &Path, scene: &mut BuiltScene) -> Result<u64, CliError> {
     })?;
     let (mut world, step) = (snapshot.world, snapshot.step);
     check_belongs(&world, step, scene).map_err(bad)?;
-    // The contact hook is code, not state: install the scene's again (its jointed bodies
-    // and its models' adjacent links).
-    colliders::install_contact_filter(&mut world, &scene.excluded_pairs);
+    // The contact hook is code, not state: install the scene's again (its jointed bodies,
+    // its models' adjacent links and collision masks).
+    colliders::install_contact_filter(&mut world, &scene.excluded_pairs, &scene.collision_masks);
     scene.world = world;
     Ok(step)
 }

@@ -5,6 +5,7 @@
 //! [`colliders`]); nothing is skipped. Should the schema ever describe something the engine
 //! cannot do, the place to refuse it (with a typed error naming the field) is here.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -14,9 +15,10 @@ use stiction::joint::{
 };
 use stiction::math::{Quat, Vec3};
 use stiction::{
-    BallJoint, BodyHandle, BodyKind, ContactSettings, ExactSettings, GyroscopicMode, HingeJoint,
-    ImpactModel, IterativeSettings, JointBuilder, JointHandle, JointKind, MassProperties,
-    PostStabilization, RigidBodyBuilder, SleepSettings, Softness, Solver, World, WorldSettings,
+    BallJoint, BodyHandle, BodyKind, ColliderHandle, ContactSettings, ExactSettings,
+    GyroscopicMode, HingeJoint, ImpactModel, IterativeSettings, JointBuilder, JointHandle,
+    JointKind, MassProperties, PostStabilization, RigidBodyBuilder, SleepSettings, Softness,
+    Solver, World, WorldSettings,
 };
 
 use crate::scene::colliders;
@@ -26,8 +28,9 @@ use crate::scene::models;
 use crate::scene::schema::{
     AxisAngle, BodyDesc, BodyKindDesc, GyroscopicDesc, ImpactsDesc, JointDesc, JointKindDesc,
     LimitDesc, MotorDesc, RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverKind,
-    WORLD,
+    DEFAULT_GRAVITY, DEFAULT_STEP, WORLD,
 };
+use crate::scene::validate;
 
 /// The density of a body that gives neither mass nor density, kg/m^3 (water).
 pub const DEFAULT_DENSITY: f64 = 1000.0;
@@ -98,11 +101,14 @@ pub struct BuiltScene {
     /// `collide_connected`, and every model's adjacent links): the contact hook's list,
     /// installed again on a world restored from a snapshot.
     pub excluded_pairs: Vec<(BodyHandle, BodyHandle)>,
+    /// MuJoCo's `(contype, conaffinity)` of every model collider whose masks are not the
+    /// default (every model's `collision_masks`): applied by the same contact hook.
+    pub collision_masks: BTreeMap<ColliderHandle, (u32, u32)>,
     /// Scene name.
     pub name: String,
     /// The world.
     pub world: World,
-    /// Step size, s.
+    /// Step size, s: `world.step`, else the first model's file time step, else 1/60 s.
     pub h: f64,
     /// Steps the file asks for (from `steps` or `duration`; 600 if neither).
     pub steps: u64,
@@ -152,24 +158,63 @@ pub fn start(scene: &SceneFile, fallback_name: &str) -> Result<BuiltScene, Field
             .clone()
             .unwrap_or_else(|| fallback_name.to_string()),
         world,
-        h: scene.world.step,
-        steps: match (scene.steps, scene.duration) {
-            (Some(steps), _) => steps,
-            (None, Some(duration)) => steps_for(duration, scene.world.step),
-            (None, None) => DEFAULT_STEPS,
-        },
+        // Provisional: `finish` settles the step and gravity once the models are loaded.
+        h: scene.world.step.unwrap_or(DEFAULT_STEP),
+        steps: step_count(scene, scene.world.step.unwrap_or(DEFAULT_STEP)),
         bodies: Vec::new(),
         joints: Vec::new(),
         models: Vec::new(),
         excluded_pairs: Vec::new(),
+        collision_masks: BTreeMap::new(),
         record: scene.record.clone(),
         render: scene.render.clone(),
     })
 }
 
-/// Adds the file's joints to a scene whose bodies are all there, and installs the one
-/// contact filter of the scene (jointed bodies and the models' adjacent links).
+/// The steps `scene` asks for at a step of `h`.
+fn step_count(scene: &SceneFile, h: f64) -> u64 {
+    match (scene.steps, scene.duration) {
+        (Some(steps), _) => steps,
+        (None, Some(duration)) => steps_for(duration, h),
+        (None, None) => DEFAULT_STEPS,
+    }
+}
+
+/// The step and gravity of a scene whose models are loaded: `[world]`'s where it gives
+/// them, else the first model file's that does (MJCF `<option>`), else the defaults.
+pub fn resolved_step_and_gravity(
+    scene: &SceneFile,
+    models: &[stiction_models::LoadedModel],
+) -> (f64, Vec3) {
+    let step = scene
+        .world
+        .step
+        .or_else(|| models.iter().find_map(|m| m.timestep))
+        .unwrap_or(DEFAULT_STEP);
+    let gravity = scene
+        .world
+        .gravity
+        .map(Vec3::from_array)
+        .or_else(|| models.iter().find_map(|m| m.gravity))
+        .unwrap_or(Vec3::from_array(DEFAULT_GRAVITY));
+    (step, gravity)
+}
+
+/// Adds the file's joints to a scene whose bodies are all there, settles its step and
+/// gravity ([`resolved_step_and_gravity`]), and installs the one contact filter of the
+/// scene (jointed bodies, the models' adjacent links and their collision masks).
 pub fn finish(built: &mut BuiltScene, scene: &SceneFile) -> Result<(), FieldError> {
+    let (h, gravity) = resolved_step_and_gravity(scene, &built.models);
+    // Checked by the validator at `world.step` or 1/60 s; the models may have given another.
+    if let (None, Some(duration)) = (scene.steps, scene.duration) {
+        validate::duration_steps(duration, h)?;
+    }
+    built
+        .world
+        .set_gravity(gravity)
+        .map_err(|e| FieldError::invalid("world.gravity", e.to_string()))?;
+    built.h = h;
+    built.steps = step_count(scene, h);
     for (i, desc) in scene.joints.iter().enumerate() {
         let path = format!("joints[{i}]");
         let handle = build_joint(&mut built.world, desc, &built.bodies, scene, &path)?;
@@ -180,7 +225,11 @@ pub fn finish(built: &mut BuiltScene, scene: &SceneFile) -> Result<(), FieldErro
     let handle_of = |name: &str| bodies.iter().find(|b| b.name == name).map(|b| b.handle);
     let jointed = colliders::jointed_pairs(&scene.joints, handle_of);
     built.excluded_pairs.extend(jointed);
-    colliders::install_contact_filter(&mut built.world, &built.excluded_pairs);
+    colliders::install_contact_filter(
+        &mut built.world,
+        &built.excluded_pairs,
+        &built.collision_masks,
+    );
     Ok(())
 }
 
@@ -251,7 +300,8 @@ pub fn world_settings(scene: &SceneFile) -> WorldSettings {
         PostStabilization::OFF
     };
     WorldSettings {
-        gravity: Vec3::from_array(world.gravity),
+        // A model's gravity, if any, is set by `finish`.
+        gravity: Vec3::from_array(world.gravity.unwrap_or(DEFAULT_GRAVITY)),
         solver,
         softness: Softness {
             erp: world.erp,

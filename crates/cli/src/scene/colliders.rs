@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use stiction::math::Vec3;
-use stiction::{BodyHandle, ColliderBuilder, Material, Pose, World};
+use stiction::{BodyHandle, ColliderBuilder, ColliderHandle, Material, Pose, World};
 
 use crate::scene::build::{Geometry, PlacedShape};
 use crate::scene::error::FieldError;
@@ -81,10 +81,19 @@ pub fn jointed_pairs(
 }
 
 /// Installs the one contact hook of a scene: contacts between the bodies of each pair of
-/// `pairs` are rejected (the world has one hook, so the scene's jointed bodies and every
-/// model's adjacent links share it). Without pairs no hook is installed.
-pub fn install_contact_filter(world: &mut World, pairs: &[(BodyHandle, BodyHandle)]) {
-    if !pairs.is_empty() {
-        world.set_contact_hook(stiction_models::contact_filter(pairs.to_vec()));
+/// `pairs` are rejected, and so are contacts between two colliders of `masks` (MuJoCo's
+/// `(contype, conaffinity)`) whose masks forbid them (`stiction_models::model_contact_filter`;
+/// the world has one hook, so the scene's jointed bodies and every model's adjacent links
+/// and masks share it). Without pairs or masks no hook is installed.
+pub fn install_contact_filter(
+    world: &mut World,
+    pairs: &[(BodyHandle, BodyHandle)],
+    masks: &BTreeMap<ColliderHandle, (u32, u32)>,
+) {
+    if !pairs.is_empty() || !masks.is_empty() {
+        world.set_contact_hook(stiction_models::model_contact_filter(
+            pairs.to_vec(),
+            masks.clone(),
+        ));
     }
 }

@@ -2,8 +2,9 @@
 //! the scene's own bodies, and the colliders of any body as the renderer draws them.
 //!
 //! Each model is loaded without its own contact hook (the world has one slot): its pairs of
-//! adjacent links join the scene's [`BuiltScene::excluded_pairs`], and the builder installs
-//! one filter for all of them once everything is loaded.
+//! adjacent links join the scene's [`BuiltScene::excluded_pairs`], its collision masks (MJCF
+//! `contype`/`conaffinity`) the scene's [`BuiltScene::collision_masks`], and the builder
+//! installs one filter for all of them once everything is loaded.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -11,12 +12,12 @@ use std::sync::Arc;
 
 use stiction::math::{Quat, Vec3};
 use stiction::{BodyHandle, JointHandle, Pose, World};
-use stiction_models::{Base, LoadOptions, ModelError};
+use stiction_models::{Base, LoadOptions, ModelError, ServoGains};
 
 use crate::scene::build::{self, BuiltBody, BuiltJoint, BuiltScene, Geometry, PlacedShape};
 use crate::scene::error::FieldError;
 use crate::scene::geometry::{self, TriangleMesh};
-use crate::scene::schema::{ModelBaseDesc, ModelDesc};
+use crate::scene::schema::{ModelBaseDesc, ModelDesc, REST_CLEARANCE};
 
 /// The options `stiction-models` loads `desc` with (relative paths from `base`).
 pub fn load_options(desc: &ModelDesc, base: &Path) -> LoadOptions {
@@ -32,6 +33,9 @@ pub fn load_options(desc: &ModelDesc, base: &Path) -> LoadOptions {
         },
         joint_positions: desc.joints.clone(),
         hold_joints: desc.hold,
+        position_servos: desc
+            .servo
+            .map(|[stiffness, damping]| ServoGains { stiffness, damping }),
         // One hook for the whole scene, installed by the builder.
         filter_adjacent_links: false,
         search_path: desc
@@ -73,7 +77,10 @@ impl AddModelError {
 
 /// Loads the model `desc` (field `path`, e.g. `models[0]`) into `built`: its bodies named
 /// `prefix + link`, its joints `prefix + joint`, its adjacent links added to the excluded
-/// pairs, the loaded model (with its warnings) to [`BuiltScene::models`].
+/// pairs, its collision masks to the scene's, the loaded model (with its warnings) to
+/// [`BuiltScene::models`]. With `rest_on_ground` the model is first loaded alone to find
+/// its lowest collider point, then loaded with its base pose moved along z so that point
+/// is [`REST_CLEARANCE`] above z = 0.
 pub fn add_model(
     built: &mut BuiltScene,
     desc: &ModelDesc,
@@ -90,7 +97,16 @@ pub fn add_model(
     }
     let bodies_before: HashSet<BodyHandle> = built.world.bodies().map(|(h, _)| h).collect();
     let joints_before: HashSet<JointHandle> = built.world.joints().map(|(h, _)| h).collect();
-    let model = stiction_models::add_to_world(&mut built.world, &file, &load_options(desc, base))
+    let mut options = load_options(desc, base);
+    if desc.rest_on_ground {
+        let mut probe = World::new();
+        let placed = stiction_models::add_to_world(&mut probe, &file, &options)
+            .map_err(AddModelError::Load)?;
+        if let Some(lowest) = lowest_point(&probe, placed.links.values().copied()) {
+            options.base_pose.position.z += REST_CLEARANCE - lowest;
+        }
+    }
+    let model = stiction_models::add_to_world(&mut built.world, &file, &options)
         .map_err(AddModelError::Load)?;
 
     // Each body by the first (alphabetical) link that maps to it: merged massless links
@@ -148,8 +164,54 @@ pub fn add_model(
     built
         .excluded_pairs
         .extend(model.excluded_pairs.iter().copied());
+    built
+        .collision_masks
+        .extend(model.collision_masks.iter().map(|(&c, &m)| (c, m)));
     built.models.push(model);
     Ok(())
+}
+
+/// The lowest world z of the colliders of `bodies` (their world AABBs' smallest z, exact
+/// for the shapes models are made of), m; `None` if they have no bounded collider (planes
+/// do not count).
+pub fn lowest_point(world: &World, bodies: impl IntoIterator<Item = BodyHandle>) -> Option<f64> {
+    let bodies: std::collections::BTreeSet<BodyHandle> = bodies.into_iter().collect();
+    let mut lowest: Option<f64> = None;
+    for handle in bodies {
+        let Ok(body) = world.body(handle) else {
+            continue;
+        };
+        let pose = Pose::of(body);
+        for shape in collider_shapes(world, handle) {
+            let rotation = pose.orientation * shape.rotation;
+            let centre = pose.transform_point(shape.offset);
+            let axis_z = (rotation * Vec3::Z).z.abs().min(1.0);
+            let low = match &shape.geometry {
+                Geometry::Sphere(r) => Some(centre.z - r),
+                Geometry::Box(half) => Some(
+                    centre.z
+                        - half.x * (rotation * Vec3::X).z.abs()
+                        - half.y * (rotation * Vec3::Y).z.abs()
+                        - half.z * axis_z,
+                ),
+                Geometry::Capsule(r, hh) => Some(centre.z - hh * axis_z - r),
+                Geometry::Cylinder(r, hh) => {
+                    Some(centre.z - hh * axis_z - r * (1.0 - axis_z * axis_z).max(0.0).sqrt())
+                }
+                Geometry::Convex(mesh) | Geometry::TriMesh(mesh) => mesh
+                    .vertices
+                    .iter()
+                    .map(|&v| centre.z + (rotation * v).z)
+                    .reduce(f64::min),
+                // Unbounded; `collider_shapes` gives no heightfields (it boxes them).
+                Geometry::Plane | Geometry::Heightfield(_) => None,
+            };
+            if let Some(low) = low.filter(|z| z.is_finite()) {
+                lowest = Some(lowest.map_or(low, |l: f64| l.min(low)));
+            }
+        }
+    }
+    lowest
 }
 
 /// Refuses a model body name that another body has, or that cannot go into a CSV file.

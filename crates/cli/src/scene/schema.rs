@@ -55,10 +55,14 @@ pub struct SceneFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorldDesc {
-    /// m/s^2, world frame; default `[0, 0, -9.81]`.
-    pub gravity: Vector,
-    /// Step size h, s; default 1/60.
-    pub step: f64,
+    /// m/s^2, world frame; default: the first model's file gravity (MJCF `<option>`), else
+    /// [`DEFAULT_GRAVITY`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gravity: Option<Vector>,
+    /// Step size h, s; default: the first model's file time step (MJCF `<option>`), else
+    /// [`DEFAULT_STEP`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<f64>,
     /// The stepper and its parameters.
     pub solver: SolverDesc,
     /// Error reduction parameter of every row, in `[0, 1]`; default 0.2.
@@ -79,11 +83,16 @@ pub struct WorldDesc {
     pub sleeping: bool,
 }
 
+/// The gravity of a scene whose `[world]` and models give none, m/s^2.
+pub const DEFAULT_GRAVITY: Vector = [0.0, 0.0, -9.81];
+/// The step of a scene whose `[world]` and models give none, s.
+pub const DEFAULT_STEP: f64 = 1.0 / 60.0;
+
 impl Default for WorldDesc {
     fn default() -> Self {
         Self {
-            gravity: [0.0, 0.0, -9.81],
-            step: 1.0 / 60.0,
+            gravity: None,
+            step: None,
             solver: SolverDesc::default(),
             erp: 0.2,
             cfm: 1e-5,
@@ -385,6 +394,9 @@ pub enum ModelBaseDesc {
     Floating,
 }
 
+/// How far above z = 0 `rest_on_ground` puts a model's lowest collider point, m.
+pub const REST_CLEARANCE: f64 = 1e-3;
+
 /// A robot model (URDF or MJCF) loaded into the scene by `stiction-models`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -413,6 +425,14 @@ pub struct ModelDesc {
     /// Hold every joint still with a velocity motor bounded by its effort; default false.
     #[serde(default)]
     pub hold: bool,
+    /// `[stiffness, damping]` of a position servo on every hinge and slider the file gives
+    /// no actuator, holding its initial value (`LoadOptions::position_servos`); default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub servo: Option<[f64; 2]>,
+    /// Move the model up or down so that its lowest collider point is
+    /// [`REST_CLEARANCE`] above the ground plane z = 0; default false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rest_on_ground: bool,
     /// Directories searched for meshes, relative to the scene file, before those of
     /// `STICTION_MODEL_PATH`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -11,7 +11,8 @@ use crate::readable::number;
 use crate::scene::error::FieldError;
 use crate::scene::schema::{
     AxisAngle, BodyDesc, BodyKindDesc, JointDesc, JointKindDesc, MaterialDesc, ModelDesc,
-    RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverDesc, Vector, WorldDesc, WORLD,
+    RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverDesc, Vector, WorldDesc,
+    DEFAULT_STEP, WORLD,
 };
 
 type Check = Result<(), FieldError>;
@@ -42,16 +43,8 @@ pub fn validate(scene: &SceneFile) -> Check {
     }
     world(&scene.world)?;
     if let Some(duration) = scene.duration {
-        let steps = duration / scene.world.step;
-        if steps > MAX_STEPS as f64 {
-            return Err(FieldError::invalid(
-                "duration",
-                format!(
-                    "asks for {steps:.3e} steps of world.step = {} s; at most {MAX_STEPS}",
-                    number(scene.world.step)
-                ),
-            ));
-        }
+        // A step the models give is checked again once they are loaded.
+        duration_steps(duration, scene.world.step.unwrap_or(DEFAULT_STEP))?;
     }
     for (name, material) in &scene.materials {
         self::material(&format!("materials.{name}"), material)?;
@@ -77,9 +70,28 @@ pub fn validate(scene: &SceneFile) -> Check {
     render(&scene.render)
 }
 
+/// Refuses a `duration` that asks for more than [`MAX_STEPS`] steps of `h`.
+pub fn duration_steps(duration: f64, h: f64) -> Check {
+    let steps = duration / h;
+    if steps > MAX_STEPS as f64 {
+        return Err(FieldError::invalid(
+            "duration",
+            format!(
+                "asks for {steps:.3e} steps of world.step = {} s; at most {MAX_STEPS}",
+                number(h)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn world(world: &WorldDesc) -> Check {
-    finite_vector("world.gravity", world.gravity)?;
-    positive("world.step", world.step)?;
+    if let Some(gravity) = world.gravity {
+        finite_vector("world.gravity", gravity)?;
+    }
+    if let Some(step) = world.step {
+        positive("world.step", step)?;
+    }
     solver(&world.solver)?;
     if !(world.erp.is_finite() && (0.0..=1.0).contains(&world.erp)) {
         return Err(FieldError::invalid(
@@ -447,6 +459,20 @@ fn model(path: &str, model: &ModelDesc) -> Check {
     rotation(path, model.orientation, model.axis_angle.as_ref())?;
     for (name, value) in &model.joints {
         finite(&format!("{path}.joints.{name}"), *value)?;
+    }
+    if let Some([stiffness, damping]) = model.servo {
+        if !(stiffness.is_finite() && damping.is_finite() && stiffness >= 0.0 && damping >= 0.0)
+            || stiffness + damping <= 0.0
+        {
+            return Err(FieldError::invalid(
+                format!("{path}.servo"),
+                format!(
+                    "must be [stiffness, damping], both finite and >= 0, not both 0, got [{}, {}]",
+                    number(stiffness),
+                    number(damping)
+                ),
+            ));
+        }
     }
     for (k, dir) in model.model_path.iter().enumerate() {
         if dir.trim().is_empty() {
