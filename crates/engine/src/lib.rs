@@ -33,7 +33,9 @@
 //! - bodies ([`RigidBodyBuilder`], [`MassProperties`]), colliders ([`ColliderBuilder`],
 //!   [`CollisionGroups`], [`Material`]), joints ([`JointBuilder`] and one type per joint);
 //! - settings ([`WorldSettings`], [`Solver`], [`ContactSettings`], [`SleepSettings`], ...),
-//!   reports ([`Contact`], [`ContactWrench`], [`JointFeedback`]) and errors.
+//!   reports ([`Contact`], [`ContactWrench`], [`JointFeedback`]), events (sensor overlaps
+//!   and touching pairs that begin and end: [`SensorEvent`], [`ContactEvent`],
+//!   [`ContactPair`]; docs/events.md) and errors.
 //!
 //! Modules for more specialised work: [`rows`] (writing a constraint of your own: implement
 //! [`JointRows`] and add it with [`JointBuilder::custom`]), [`joint`] (axes, limits, motors),
@@ -83,8 +85,9 @@ pub use body::{
 };
 pub use collision::{Collider, ColliderBuilder, CollisionGroups};
 pub use contact::{
-    Contact, ContactCandidate, ContactGeometry, ContactHook, ContactSettings, ContactWrench,
-    FrictionModel, HookAction, ImpactModel, Material,
+    Contact, ContactCandidate, ContactEvent, ContactGeometry, ContactHook, ContactPair,
+    ContactSettings, ContactWrench, EventKind, FrictionModel, HookAction, ImpactModel, Material,
+    SensorEvent, SensorOverlap,
 };
 pub use diagnostics::{IslandReport, PhaseTimes, PostStabilizationStats, StepPhase, StepStats};
 pub use dynamics::STANDARD_GRAVITY;

@@ -10,6 +10,11 @@
 //! A body may carry any number of colliders, each at its own pose in the body frame (whose
 //! origin is the centre of mass). A collider attached to no body belongs to the static
 //! world, at its pose in the world frame.
+//!
+//! A **sensor** ([`ColliderBuilder::sensor`], [`Collider::set_sensor`]) makes no contacts:
+//! it exerts no force and changes no motion, but the world tracks which colliders its shape
+//! intersects ([`crate::World::sensor_overlaps`], [`crate::World::sensor_events`];
+//! docs/events.md).
 
 use crate::collision::CollisionGroups;
 use crate::contact::Material;
@@ -34,6 +39,8 @@ pub struct Collider {
     pub(crate) groups: CollisionGroups,
     pub(crate) enabled: bool,
     pub(crate) user_data: u64,
+    /// A sensor: overlaps tracked, no contacts.
+    pub(crate) sensor: bool,
 }
 
 impl Collider {
@@ -100,6 +107,21 @@ impl Collider {
         self.user_data = user_data;
     }
 
+    /// Whether the collider is a sensor (default `false`): it makes no contacts (no force,
+    /// no effect on any motion), and the colliders its shape intersects are reported
+    /// instead ([`crate::World::sensor_overlaps`], [`crate::World::sensor_events`]).
+    pub fn is_sensor(&self) -> bool {
+        self.sensor
+    }
+
+    /// Makes the collider a sensor or a solid collider again, from the next step on. Its
+    /// contact pairs then stop touching (or its overlaps end) in that step's events, and
+    /// the other kind begins if the shapes meet. A body asleep on a collider that turns
+    /// solid stays asleep until something wakes it.
+    pub fn set_sensor(&mut self, sensor: bool) {
+        self.sensor = sensor;
+    }
+
     /// The pose of parry's shape frame given the pose of the body (identity for world
     /// geometry).
     pub(crate) fn shape_pose(&self, body: &Pose) -> ParryPose {
@@ -118,6 +140,7 @@ pub struct ColliderBuilder {
     groups: CollisionGroups,
     enabled: bool,
     user_data: u64,
+    sensor: bool,
 }
 
 impl ColliderBuilder {
@@ -133,6 +156,7 @@ impl ColliderBuilder {
             groups: CollisionGroups::ALL,
             enabled: true,
             user_data: 0,
+            sensor: false,
         }
     }
 
@@ -323,6 +347,46 @@ impl ColliderBuilder {
         self
     }
 
+    /// Whether the collider is a sensor (default `false`; see [`Collider::is_sensor`]):
+    /// it makes no contacts, and the colliders its shape intersects are reported by
+    /// [`crate::World::sensor_overlaps`] and [`crate::World::sensor_events`]. A sensor adds
+    /// no mass (no collider does: a body's mass properties are its own).
+    ///
+    /// ```
+    /// use stiction::math::Vec3;
+    /// use stiction::{ColliderBuilder, MassProperties, RigidBodyBuilder, World};
+    ///
+    /// let mut world = World::new();
+    /// // A 1 m trigger box around the origin, part of the static world.
+    /// let zone = world.add_collider(
+    ///     ColliderBuilder::cuboid(Vec3::splat(0.5))?.sensor(true),
+    ///     None,
+    /// )?;
+    /// let ball = world.add_body(
+    ///     RigidBodyBuilder::dynamic()
+    ///         .mass_properties(MassProperties::sphere_with_mass(0.1, 1.0)?)
+    ///         .position(Vec3::new(0.0, 0.0, 2.0))
+    ///         .build()?,
+    /// );
+    /// let shape = world.add_collider(ColliderBuilder::ball(0.1)?, Some(ball))?;
+    /// let mut entered = None;
+    /// for step in 1..=60 {
+    ///     world.step(1.0 / 60.0)?;
+    ///     if !world.sensor_events().is_empty() && entered.is_none() {
+    ///         entered = Some(step);
+    ///     }
+    /// }
+    /// // The ball fell into the box (and through it: a sensor does not stop it).
+    /// assert!(entered.is_some());
+    /// assert!(world.body(ball)?.position().z < -1.0);
+    /// assert!(world.sensor_overlaps(zone)?.iter().all(|o| o.other != shape));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sensor(mut self, sensor: bool) -> Self {
+        self.sensor = sensor;
+        self
+    }
+
     /// Turns parry's y-axis shapes to the collider's z axis.
     fn z_up(mut self) -> Self {
         self.shape_frame = Quat::from_rotation_x(FRAC_PI_2);
@@ -351,6 +415,7 @@ impl ColliderBuilder {
             groups: self.groups,
             enabled: self.enabled,
             user_data: self.user_data,
+            sensor: self.sensor,
         })
     }
 }

@@ -16,6 +16,12 @@
 //!    material ([`crate::Material::combine`]) goes through the user's
 //!    [`crate::ContactHook`], and the points kept become constraint rows
 //!    ([`crate::contact`]).
+//! 5. **Sensors**: a pair with a sensor collider ([`Collider::is_sensor`]) skips steps 3
+//!    and 4: parry's intersection test tells whether the two shapes overlap (touch or
+//!    intersect; the prediction distance plays no part), into this step's sensor overlaps.
+//!    A sensor pair wakes nothing and makes no rows. Two sensors, two colliders of one
+//!    body, and two colliders that cannot move (the static world, static bodies) are not
+//!    tested; kinematic and sleeping bodies are (docs/events.md).
 //!
 //! ```
 //! use stiction::math::Vec3;
@@ -59,10 +65,12 @@ pub use collider::{Collider, ColliderBuilder};
 pub use filter::CollisionGroups;
 
 use crate::body::Activity;
-use crate::body::RigidBody;
+use crate::body::{BodyKind, RigidBody};
+use crate::contact::summarize;
 use crate::contact::ContactSettings;
 use crate::contact::HookSlot;
 use crate::contact::{ContactCandidate, ContactGeometry, ContactMemory, ContactPoint, HookAction};
+use crate::contact::{ContactPair, SensorOverlap};
 use crate::error::WorldError;
 use crate::handles::Arena;
 use crate::handles::BodyHandle;
@@ -70,7 +78,7 @@ use crate::math::Vec3;
 use crate::parry::math::Pose as ParryPose;
 use crate::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
-    TrackedContact,
+    QueryDispatcher, TrackedContact,
 };
 use crate::parry::shape::{Shape, ShapeType};
 use crate::rows::Pose;
@@ -133,6 +141,7 @@ pub(crate) fn compute_contacts(
     gravity: Vec3,
 ) -> Result<(), WorldError> {
     pipeline.narrow_phase(colliders, activity, settings.prediction, hook)?;
+    pipeline.detect_overlaps(colliders);
     pipeline.order_by_height(gravity);
     Ok(())
 }
@@ -247,6 +256,18 @@ pub(crate) struct CollisionPipeline {
     reduce_points: Vec<Vec3>,
     /// Per pair with points: height step and the pair's run of points, for ordering.
     runs: Vec<(f64, u32, u32)>,
+    /// Candidate pairs with a sensor (slots `(a, b)`, `a < b`, sorted), from the broad
+    /// phase: tested for overlap, never for contact.
+    sensor_pairs: Vec<[u32; 2]>,
+    /// This step's sensor overlaps, sorted by (sensor, other) handles: committed into the
+    /// world's events only once the step is ([`crate::contact::EventState`]).
+    pub(crate) overlaps: Vec<SensorOverlap>,
+    /// The indices in [`Self::pairs`] of the pairs kept unchanged because all their bodies
+    /// sleep, in order.
+    asleep_pairs: Vec<u32>,
+    /// This step's touching pairs with their impulses ([`Self::touching_pairs`]), sorted
+    /// by collider handles.
+    pub(crate) touching: Vec<ContactPair>,
     /// Manifold lists of ended pairs (one emptied manifold each), for new pairs.
     spare_manifolds: Vec<Vec<ContactManifold<(), ContactMemory>>>,
     /// A manifold's points of the last step while its new points are matched to them.
@@ -339,6 +360,14 @@ impl CollisionPipeline {
         // Keep only pairs that may interact.
         let (proxies_len, mut kept) = (self.proxies.len(), 0);
         self.body_pairs.clear();
+        self.sensor_pairs.clear();
+        // Colliders that never move: the static world and static bodies.
+        let fixed = |slot: u32| {
+            slot == ground
+                || bodies
+                    .slot(slot as usize)
+                    .is_none_or(|b| b.kind == BodyKind::Static)
+        };
         for i in 0..self.broad.pairs.len() {
             let [a, b] = self.broad.pairs[i];
             debug_assert!((b as usize) < proxies_len);
@@ -355,6 +384,13 @@ impl CollisionPipeline {
             ) else {
                 continue;
             };
+            if ca.sensor || cb.sensor {
+                // Overlap only (detect_overlaps): no waking, no manifolds.
+                if !(ca.sensor && cb.sensor) && sa != sb && !(fixed(sa) && fixed(sb)) {
+                    self.sensor_pairs.push([a, b]);
+                }
+                continue;
+            }
             let (xa, xb) = (activity[sa as usize], activity[sb as usize]);
             if sa == sb || !(xa.can_be_pushed() || xb.can_be_pushed()) {
                 continue;
@@ -383,6 +419,7 @@ impl CollisionPipeline {
         let mut cursor = 0;
         self.pairs.clear();
         self.points.clear();
+        self.asleep_pairs.clear();
         self.unsupported_pairs = 0;
         for &[a, b] in &self.broad.pairs {
             let (Some(ha), Some(hb)) = (
@@ -417,6 +454,7 @@ impl CollisionPipeline {
             if !(xa == Activity::Awake || xb == Activity::Awake) {
                 // Asleep against asleep or fixed: keep the manifolds for when it wakes.
                 if xa == Activity::Asleep || xb == Activity::Asleep {
+                    self.asleep_pairs.push(self.pairs.len() as u32);
                     self.pairs.push(state);
                 }
                 continue;
@@ -501,6 +539,7 @@ impl CollisionPipeline {
                         memory: tracked.data,
                         tangents: [Vec3::ZERO; 2],
                         bounce: None,
+                        impact: 0.0,
                         normal_row: 0,
                         friction_rows: 0..0,
                     });
@@ -520,6 +559,92 @@ impl CollisionPipeline {
         }
         self.recycle_ended_pairs();
         Ok(())
+    }
+
+    /// Step 5: which sensor pairs overlap, into [`Self::overlaps`] (sorted). A pair parry
+    /// has no intersection test for counts in [`Self::unsupported_pairs`].
+    fn detect_overlaps(&mut self, colliders: &Arena<Collider, ColliderHandle>) {
+        self.overlaps.clear();
+        for &[a, b] in &self.sensor_pairs {
+            let (Some(ha), Some(hb)) = (
+                colliders.handle_at(a as usize),
+                colliders.handle_at(b as usize),
+            ) else {
+                continue;
+            };
+            let (Some(ca), Some(cb)) = (colliders.get(ha), colliders.get(hb)) else {
+                continue;
+            };
+            let pos12 = self.shape_poses[a as usize].inv_mul(&self.shape_poses[b as usize]);
+            match DefaultQueryDispatcher.intersection_test(
+                &pos12,
+                ca.shape.as_ref(),
+                cb.shape.as_ref(),
+            ) {
+                Ok(test) if test.intersecting => {
+                    self.overlaps.push(if ca.sensor {
+                        SensorOverlap {
+                            sensor: ha,
+                            other: hb,
+                            bodies: [ca.body, cb.body],
+                        }
+                    } else {
+                        SensorOverlap {
+                            sensor: hb,
+                            other: ha,
+                            bodies: [cb.body, ca.body],
+                        }
+                    });
+                }
+                Ok(_) => {}
+                Err(_) => self.unsupported_pairs += 1,
+            }
+        }
+        self.overlaps.sort_unstable_by_key(|o| (o.sensor, o.other));
+    }
+
+    /// This step's touching pairs into [`Self::touching`] (sorted by collider handles),
+    /// once the points' memories hold the step's forces (after
+    /// [`crate::contact::rows::read_forces`]), for a step of `h` seconds: each pair's
+    /// points summed ([`summarize`]); a pair kept because its bodies all sleep keeps its
+    /// entry of `previous` (the last committed touching pairs), with zero impulses.
+    pub(crate) fn touching_pairs(&mut self, h: f64, previous: &[ContactPair]) {
+        self.touching.clear();
+        let points = &self.points;
+        let mut runs = pair_runs(points).peekable();
+        let mut asleep = self.asleep_pairs.iter().copied().peekable();
+        loop {
+            let next_run = runs.peek().map(|run| points[run.start].source[0]);
+            // Both lists are in pair order; a sleeping pair has no points.
+            let take_run = match (next_run, asleep.peek()) {
+                (None, None) => break,
+                (Some(pair), Some(&kept)) => pair < kept,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            if take_run {
+                let Some(run) = runs.next() else { break };
+                if let Some(pair) = summarize(&points[run], h) {
+                    self.touching.push(pair);
+                }
+                continue;
+            }
+            let Some(kept) = asleep.next() else { break };
+            let Some(state) = self.pairs.get(kept as usize) else {
+                continue;
+            };
+            let key = state.colliders;
+            if let Ok(i) = previous.binary_search_by(|p| p.colliders.cmp(&key)) {
+                self.touching.push(ContactPair {
+                    normal_impulse: 0.0,
+                    friction_impulse: 0.0,
+                    impulse: Vec3::ZERO,
+                    points: 0,
+                    asleep: true,
+                    ..previous[i]
+                });
+            }
+        }
     }
 
     /// Keeps the manifold lists of the pairs that ended (a single manifold, emptied) for
@@ -667,6 +792,7 @@ mod tests {
             memory: ContactMemory::default(),
             tangents: [Vec3::ZERO; 2],
             bounce: None,
+            impact: 0.0,
             normal_row: 0,
             friction_rows: 0..0,
         }

@@ -78,7 +78,7 @@ pub(crate) fn resolve_sequentially(
         let Some((k, speed)) = fastest else {
             break;
         };
-        if !strike(&points[k], speed, hot) {
+        if !strike(&mut points[k], speed, hot) {
             // Two bodies that cannot move: nothing to resolve, and nothing changed.
             break;
         }
@@ -94,9 +94,9 @@ fn approach_speed(point: &ContactPoint, hot: &HotBodies) -> f64 {
     -n.dot(point.relative_velocity(&hot.predicted, &hot.pose))
 }
 
-/// Applies the two-body impact impulse of a contact approaching at `speed`; false if
-/// neither body can move.
-fn strike(point: &ContactPoint, speed: f64, hot: &mut HotBodies) -> bool {
+/// Applies the two-body impact impulse of a contact approaching at `speed` (and adds it to
+/// the point's reported impulse); false if neither body can move.
+fn strike(point: &mut ContactPoint, speed: f64, hot: &mut HotBodies) -> bool {
     let [a, b] = point.slots.map(|s| s as usize);
     let n = point.candidate.geometry.normal;
     let arm = |slot: usize, p: Vec3| p - hot.pose[slot].position;
@@ -109,6 +109,7 @@ fn strike(point: &ContactPoint, speed: f64, hot: &mut HotBodies) -> bool {
         return false;
     }
     let impulse = (1.0 + point.candidate.restitution) * speed / inverse_mass;
+    point.impact += impulse;
     // B is pushed along the normal, A against it.
     let [v_a, w_a] = &mut hot.predicted[a];
     *v_a -= n * (impulse * hot.inverse_mass[a]);

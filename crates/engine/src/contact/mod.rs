@@ -39,14 +39,19 @@
 //!   Gauss-Seidel, the index sets warm-start Dantzig.
 //!
 //! Forces are reported per point ([`Contact`]) and summed per body
-//! ([`crate::World::contact_force`]).
+//! ([`crate::World::contact_force`]); per collider pair, the pairs that start and stop
+//! touching and each touching pair's impulses are events (`contact::events`,
+//! [`crate::World::contact_events`], docs/events.md).
 
+mod events;
 mod hook;
 mod impact;
 mod material;
 pub(crate) mod polygonal;
 pub(crate) mod rows;
 
+pub(crate) use events::{summarize, EventState};
+pub use events::{ContactEvent, ContactPair, EventKind, SensorEvent, SensorOverlap};
 pub(crate) use hook::HookSlot;
 pub use hook::{ContactCandidate, ContactGeometry, ContactHook, HookAction};
 pub(crate) use impact::resolve_sequentially;
@@ -230,6 +235,8 @@ pub(crate) struct ContactPoint {
     pub(crate) tangents: [Vec3; 2],
     /// Normal target velocity from restitution, m/s.
     pub(crate) bounce: Option<f64>,
+    /// Normal impulse on B of this step's sequential impacts, N s (`contact::impact`).
+    pub(crate) impact: f64,
     /// Its normal row and friction rows in the raw row storage.
     pub(crate) normal_row: usize,
     pub(crate) friction_rows: Range<usize>,

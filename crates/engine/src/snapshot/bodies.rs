@@ -339,6 +339,9 @@ pub(crate) struct ColliderRecord {
     groups: (u32, u32),
     enabled: bool,
     user_data: u64,
+    /// Absent from files written before sensors existed: a solid collider.
+    #[serde(default)]
+    sensor: bool,
 }
 
 impl ColliderRecord {
@@ -352,6 +355,7 @@ impl ColliderRecord {
             groups,
             enabled,
             user_data,
+            sensor,
         } = collider;
         Self {
             shape: shape.clone(),
@@ -363,6 +367,7 @@ impl ColliderRecord {
             groups: (groups.memberships, groups.filter),
             enabled: *enabled,
             user_data: *user_data,
+            sensor: *sensor,
         }
     }
 
@@ -406,6 +411,7 @@ impl ColliderRecord {
             groups: CollisionGroups::new(self.groups.0, self.groups.1),
             enabled: self.enabled,
             user_data: self.user_data,
+            sensor: self.sensor,
         })
     }
 }

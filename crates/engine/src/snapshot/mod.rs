@@ -36,12 +36,19 @@
 //! accumulated force and torque, mass properties, kind, damping, gyroscopic and orientation
 //! modes), every joint (type parameters, limits, motors, softness, breaking thresholds and
 //! state, feedback, and the last forces and Dantzig index sets that warm-start it), every
-//! collider (parry's shape as built, offset, material, groups, user data), the arenas'
-//! generations and free lists (so old handles stay valid and new ones come out as they
-//! would have), each collider pair's persistent contact manifolds with their feature ids
-//! and contact memory (last forces, index sets, approach speed) and parry's workspace for
-//! composite shapes, and the sleep counters. The last step's reported contacts and
-//! per-body contact wrenches are stored too, so [`World::contacts`] reads the same.
+//! collider (parry's shape as built, offset, material, groups, user data, sensor flag), the
+//! arenas' generations and free lists (so old handles stay valid and new ones come out as
+//! they would have), each collider pair's persistent contact manifolds with their feature
+//! ids and contact memory (last forces, index sets, approach speed) and parry's workspace
+//! for composite shapes, and the sleep counters. The last step's reported contacts and
+//! per-body contact wrenches are stored too, so [`World::contacts`] reads the same, and so
+//! are its sensor overlaps, touching pairs and events (docs/events.md): the next step's
+//! events are the difference to those sets, so a loaded world reports the events the saved
+//! one would have.
+//!
+//! Fields added to the format since its version 1 (the sensor flag, the events, ...) are
+//! optional in the payload: a file written before them loads with their defaults (a
+//! solid collider, no overlaps or touching pairs), so the version stays 1.
 //!
 //! Not stored, because a step rebuilds them before reading them: the broad-phase tree (its
 //! pairs are the sorted set of overlapping boxes, independent of the tree's shape), all
@@ -62,6 +69,7 @@
 
 mod bodies;
 mod contacts;
+mod events;
 mod frame;
 mod joints;
 mod settings;
@@ -72,6 +80,7 @@ use crate::joint::JointKind;
 use crate::world::World;
 use bodies::{ArenaRecord, BodyRecord, ColliderRecord};
 use contacts::{ContactRecord, PairRecord, SleepRecord};
+use events::EventsRecord;
 use joints::JointRecord;
 use serde::{Deserialize, Serialize};
 use settings::SettingsRecord;
@@ -106,6 +115,10 @@ struct Payload {
     sleep: SleepRecord,
     contacts: Vec<ContactRecord>,
     wrenches: Vec<(crate::math::Vec3, crate::math::Vec3)>,
+    /// Absent from files written before events existed: no overlaps or touching pairs
+    /// (every pair touching then starts in the first step after loading).
+    #[serde(default)]
+    events: EventsRecord,
 }
 
 pub(crate) fn invalid(field: &str, reason: impl Into<String>) -> SnapshotError {
@@ -153,6 +166,7 @@ impl World {
             sleep,
             contacts,
             wrenches,
+            events,
         } = self;
         // A user-written joint's type cannot be rebuilt from bytes: refuse before encoding.
         if let Some((handle, joint)) = joints
@@ -179,6 +193,7 @@ impl World {
             sleep: SleepRecord::of(sleep),
             contacts: contacts.iter().map(ContactRecord::of).collect(),
             wrenches: wrenches.iter().map(contacts::wrench_record).collect(),
+            events: EventsRecord::of(events),
         };
         let mut bytes = Vec::new();
         ciborium::into_writer(&payload, &mut bytes).map_err(|e| SnapshotError::Unsupported {
@@ -211,6 +226,7 @@ impl Payload {
             pairs.push(pair.restore(&format!("pairs[{k}]"), &live_colliders)?);
         }
         let sleep = self.sleep.restore()?;
+        let events = self.events.restore()?;
         if self
             .wrenches
             .iter()
@@ -238,6 +254,7 @@ impl Payload {
             .into_iter()
             .map(contacts::restore_wrench)
             .collect();
+        world.events = events;
         Ok(Snapshot {
             world,
             step: self.step,

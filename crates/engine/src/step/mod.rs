@@ -26,11 +26,12 @@
 //!    uses its midpoint attitude update); sleepers keep theirs.
 //! 7. **Post-stabilisation** of joint errors and contact penetrations ([`crate::poststab`]).
 //! 8. **Commit**: only now are bodies and joints written, contact forces reported and
-//!    remembered, and resting islands put to sleep. Every earlier phase works in buffers,
-//!    so a failure anywhere (a non-finite number, a solver error, an invalid value left by
-//!    the contact hook) returns an error and leaves every body and joint as it was (the
-//!    collision caches may have moved on; they hold no state the step depends on beyond
-//!    warm starts).
+//!    remembered, the events committed (sensor overlaps and touching pairs compared with
+//!    the last step's, [`crate::contact::EventState`]), and resting islands put to sleep.
+//!    Every earlier phase works in buffers, so a failure anywhere (a non-finite number, a
+//!    solver error, an invalid value left by the contact hook) returns an error and leaves
+//!    every body and joint, and the events, as they were (the collision caches may have
+//!    moved on; they hold no state the step depends on beyond warm starts).
 //!
 //! A body in no island pays only for phases 1, 5 and 6; a sleeping body for none.
 //!
@@ -51,7 +52,9 @@ use crate::body::Activity;
 use crate::body::RigidBody;
 use crate::body::{BodyKind, Velocity};
 use crate::collision::{self, Collider, CollisionPipeline};
-use crate::contact::{resolve_sequentially, Contact, ContactWrench, HookSlot, ImpactModel};
+use crate::contact::{
+    resolve_sequentially, Contact, ContactWrench, EventState, HookSlot, ImpactModel,
+};
 use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::dynamics::gyroscopic::angular_velocity_in_step;
@@ -155,6 +158,8 @@ pub(crate) struct StepState<'a> {
     pub(crate) contacts: &'a mut Vec<Contact>,
     /// The last step's contact force and torque per body slot (plus the ground).
     pub(crate) wrenches: &'a mut Vec<ContactWrench>,
+    /// The last committed step's sensor overlaps, touching pairs and events.
+    pub(crate) events: &'a mut EventState,
 }
 
 /// Advances the borrowed world by `h` seconds: the stages of the module docs, each timed
@@ -219,7 +224,7 @@ fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
 
     // Nothing below can fail: from here on the step is committed.
     commit(w.bodies, w.joints, w.scratch, &mut w.stats.broken_joints);
-    report_contacts(w);
+    report_contacts(w, h);
     fall_asleep(w, h);
     Ok(())
 }
@@ -393,9 +398,10 @@ fn post_stabilize(w: &mut StepState<'_>) -> Result<(), WorldError> {
     )
 }
 
-/// Stage 9: the contact forces per point and per body, and the contacts' memory for the
-/// next step's warm start.
-fn report_contacts(w: &mut StepState<'_>) {
+/// Stage 9: the contact forces per point and per body, the contacts' memory for the
+/// next step's warm start, and the events: this step's touching pairs (with their
+/// impulses over the step `h`) and sensor overlaps committed against the last step's.
+fn report_contacts(w: &mut StepState<'_>, h: f64) {
     let s = &*w.scratch;
     w.wrenches.clear();
     w.wrenches.resize(s.hot.pose.len(), Default::default());
@@ -409,6 +415,9 @@ fn report_contacts(w: &mut StepState<'_>) {
         w.wrenches,
     );
     w.collision.remember();
+    w.collision.touching_pairs(h, &w.events.touching);
+    w.events.commit_touching(&w.collision.touching);
+    w.events.commit_overlaps(&w.collision.overlaps);
 }
 
 /// Stage 10: islands at rest long enough fall asleep (their bodies' velocities zeroed).

@@ -23,6 +23,7 @@
 //! assert!(world.joint(rod).unwrap().feedback().force_a.length() > 0.0);
 //! ```
 
+mod events;
 mod joints;
 
 pub use crate::handles::{BodyHandle, ColliderHandle, JointHandle};
@@ -33,7 +34,7 @@ pub use crate::step::settings::WorldSettings;
 
 use crate::body::RigidBody;
 use crate::collision::{Collider, ColliderBuilder, CollisionPipeline};
-use crate::contact::{Contact, ContactHook, ContactWrench, HookSlot};
+use crate::contact::{Contact, ContactHook, ContactWrench, EventState, HookSlot};
 use crate::diagnostics::StepStats;
 use crate::error::{JointError, WorldError};
 use crate::handles::Arena;
@@ -61,6 +62,8 @@ pub struct World {
     pub(crate) contacts: Vec<Contact>,
     /// The last step's contact force and torque per body slot (plus the ground).
     pub(crate) wrenches: Vec<ContactWrench>,
+    /// The last step's sensor overlaps, touching pairs and events (`events.rs`).
+    pub(crate) events: EventState,
 }
 
 impl Default for World {
@@ -86,6 +89,7 @@ impl World {
             sleep: SleepTracker::default(),
             contacts: Vec::new(),
             wrenches: Vec::new(),
+            events: EventState::default(),
         }
     }
 
@@ -164,6 +168,7 @@ impl World {
             sleep: &mut self.sleep,
             contacts: &mut self.contacts,
             wrenches: &mut self.wrenches,
+            events: &mut self.events,
         };
         crate::step::step(state, h)?;
         self.time += h;
