@@ -83,7 +83,9 @@ pub use body::{
     BodyKind, GyroscopicMode, InverseMass, MassProperties, OrientationUpdate, RigidBody,
     RigidBodyBuilder, Velocity,
 };
-pub use collision::{Collider, ColliderBuilder, CollisionGroups};
+pub use collision::{
+    Collider, ColliderBuilder, CollisionGroups, PointProjection, QueryFilter, Ray, RayHit, ShapeHit,
+};
 pub use contact::{
     Contact, ContactCandidate, ContactEvent, ContactGeometry, ContactHook, ContactPair,
     ContactSettings, ContactWrench, EventKind, FrictionModel, HookAction, ImpactModel, Material,

@@ -29,6 +29,7 @@ pub struct RigidBodyBuilder {
     linear_velocity: Vec3,
     angular_velocity: AngularVelocity,
     gravity_enabled: bool,
+    ccd: bool,
     linear_damping: f64,
     angular_damping: f64,
     gyroscopic_mode: GyroscopicMode,
@@ -46,6 +47,7 @@ impl RigidBodyBuilder {
             linear_velocity: Vec3::ZERO,
             angular_velocity: AngularVelocity::World(Vec3::ZERO),
             gravity_enabled: true,
+            ccd: false,
             linear_damping: 0.0,
             angular_damping: 0.0,
             gyroscopic_mode: GyroscopicMode::default(),
@@ -105,6 +107,12 @@ impl RigidBodyBuilder {
         self
     }
 
+    /// Continuous collision for a fast body (see [`RigidBody::ccd_enabled`]).
+    pub fn ccd(mut self, enabled: bool) -> Self {
+        self.ccd = enabled;
+        self
+    }
+
     /// Whether gravity acts on the body.
     pub fn gravity(mut self, enabled: bool) -> Self {
         self.gravity_enabled = enabled;
@@ -161,6 +169,7 @@ impl RigidBodyBuilder {
             angular_damping: check_damping("angular", self.angular_damping)?,
             gyroscopic_mode: self.gyroscopic_mode,
             orientation_update: self.orientation_update,
+            ccd: self.ccd,
         };
         body.refresh_inverse_mass();
         body.set_linear_velocity(self.linear_velocity)?;

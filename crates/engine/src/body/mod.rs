@@ -54,6 +54,8 @@ pub struct RigidBody {
     pub(crate) angular_damping: f64,
     pub(crate) gyroscopic_mode: GyroscopicMode,
     pub(crate) orientation_update: OrientationUpdate,
+    /// Continuous collision ([`Self::ccd_enabled`]).
+    pub(crate) ccd: bool,
 }
 
 impl RigidBody {
@@ -234,6 +236,19 @@ impl RigidBody {
     pub fn clear_accumulators(&mut self) {
         self.force = Vec3::ZERO;
         self.torque = Vec3::ZERO;
+    }
+
+    /// Whether continuous collision is on (default `false`): the broad phase sweeps the
+    /// body's colliders along their motion over the step and its contacts are predicted
+    /// that far, so a fast body stops at a thin wall instead of passing through it
+    /// (speculative contacts: docs/ccd.md says how, and where it can still fail).
+    pub fn ccd_enabled(&self) -> bool {
+        self.ccd
+    }
+
+    /// Turns continuous collision on or off for this body.
+    pub fn set_ccd_enabled(&mut self, enabled: bool) {
+        self.ccd = enabled;
     }
 
     /// Whether world gravity acts on this body (default `true`; ignored unless dynamic).

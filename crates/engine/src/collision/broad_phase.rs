@@ -95,6 +95,19 @@ impl std::fmt::Debug for BroadPhase {
 }
 
 impl BroadPhase {
+    /// The tree as of the last update (leaf keys are collider slots; each leaf box holds
+    /// its collider's AABB loosened by the prediction distance and up to the motion
+    /// margin), read by the scene queries (`query`).
+    pub(super) fn tree(&self) -> &Bvh {
+        &self.bvh
+    }
+
+    /// The slots of the unbounded colliders (half-spaces and the like) of the last update,
+    /// which are not in the tree, in slot order.
+    pub(super) fn unbounded_slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.unbounded.iter().map(|&(slot, _)| slot)
+    }
+
     /// Updates the tree with this step's proxies (indexed by collider slot) and finds the
     /// pairs whose boxes overlap (or whose box reaches a half-space within `prediction`).
     pub(crate) fn update(&mut self, proxies: &[Proxy], prediction: f64) {

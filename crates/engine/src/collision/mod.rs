@@ -58,11 +58,14 @@ mod broad_phase;
 mod collider;
 mod filter;
 mod manifolds;
+mod query;
 mod reduce;
 
 pub use crate::handles::ColliderHandle;
 pub use collider::{Collider, ColliderBuilder};
 pub use filter::CollisionGroups;
+pub(crate) use query::SceneQuery;
+pub use query::{PointProjection, QueryFilter, Ray, RayHit, ShapeHit};
 
 use crate::body::Activity;
 use crate::body::{BodyKind, RigidBody};
@@ -75,6 +78,7 @@ use crate::error::WorldError;
 use crate::handles::Arena;
 use crate::handles::BodyHandle;
 use crate::math::Vec3;
+use crate::parry::bounding_volume::{Aabb, BoundingVolume};
 use crate::parry::math::Pose as ParryPose;
 use crate::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
@@ -124,9 +128,45 @@ pub(crate) fn find_pairs(
     bodies: &Arena<RigidBody, BodyHandle>,
     activity: &[Activity],
     settings: &ContactSettings,
+    motion: StepMotion,
 ) {
     let ground = bodies.capacity() as u32;
-    pipeline.broad_phase(colliders, bodies, activity, ground, settings.prediction);
+    pipeline.broad_phase(
+        colliders,
+        bodies,
+        activity,
+        ground,
+        settings.prediction,
+        motion,
+    );
+}
+
+/// What the broad phase needs to sweep continuous-collision bodies over the step.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StepMotion {
+    /// The step, s.
+    pub h: f64,
+    /// World gravity, m/s^2 (a body's velocity gains up to `g h` before it moves).
+    pub gravity: Vec3,
+}
+
+/// The box a collider of a continuous-collision body may pass through in one step, and
+/// the distance it may travel (m): its world box `aabb` swept by the linear velocity
+/// after gravity, grown by the angular speed times the collider's reach from the centre
+/// of mass. Speculative contacts found that far ahead stop the body at the surface
+/// (docs/ccd.md).
+fn swept_box(body: &RigidBody, aabb: Aabb, motion: StepMotion) -> (Aabb, f64) {
+    let gravity = if body.gravity_enabled && body.kind == BodyKind::Dynamic {
+        motion.gravity * motion.h
+    } else {
+        Vec3::ZERO
+    };
+    let travel = (body.velocity.linear + gravity) * motion.h;
+    let reach = (aabb.center() - body.position).length() + aabb.half_extents().length();
+    let turning = body.velocity.angular.length() * reach * motion.h;
+    let moved = Aabb::new(aabb.mins + travel, aabb.maxs + travel);
+    let swept = aabb.merged(&moved).loosened(turning);
+    (swept, travel.length() + turning)
 }
 
 /// Computes the contact points of the candidate pairs into `pipeline.points` (narrow
@@ -238,6 +278,9 @@ pub(crate) struct CollisionPipeline {
     /// or disabled collider), read once in collider order so that the pairs, visited in
     /// pair order, do not look their bodies up again.
     collider_bodies: Vec<Option<(u32, Pose)>>,
+    /// Per collider slot this step: how far (m) its body may carry it over the step when
+    /// the body has continuous collision on, else 0 (`sweep_distance`).
+    sweeps: Vec<f64>,
     /// This step's pairs, sorted by collider slots.
     pub(crate) pairs: Vec<PairState>,
     /// The last step's pairs, sorted by collider slots, while this step's are found.
@@ -272,6 +315,11 @@ pub(crate) struct CollisionPipeline {
     spare_manifolds: Vec<Vec<ContactManifold<(), ContactMemory>>>,
     /// A manifold's points of the last step while its new points are matched to them.
     old_points: Vec<TrackedContact<ContactMemory>>,
+    /// Whether the broad phase's tree matches the current poses and colliders, so that
+    /// scene queries may use it (`query`): set by `refresh_queries`, cleared by
+    /// `invalidate_queries` (the world calls it on every change to poses or colliders,
+    /// and on every step, whose broad phase runs before the bodies move).
+    queries_current: bool,
 }
 
 impl std::fmt::Debug for CollisionPipeline {
@@ -331,10 +379,13 @@ impl CollisionPipeline {
         activity: &[Activity],
         ground: u32,
         prediction: f64,
+        motion: StepMotion,
     ) {
         self.proxies.clear();
         self.shape_poses.clear();
         self.collider_bodies.clear();
+        self.sweeps.clear();
+        self.sweeps.resize(colliders.capacity(), 0.0);
         for slot in 0..colliders.capacity() {
             let found = colliders
                 .slot(slot)
@@ -348,12 +399,16 @@ impl CollisionPipeline {
             };
             let pose = collider.shape_pose(&pose);
             let shape = collider.shape.as_ref();
-            self.proxies.push(Proxy::of(
-                shape.compute_aabb(&pose),
-                shape.as_halfspace(),
-                &pose,
-                prediction,
-            ));
+            let mut aabb = shape.compute_aabb(&pose);
+            let mut sweep = 0.0;
+            if let Some(body) = collider.body.and_then(|h| bodies.get(h)).filter(|b| b.ccd) {
+                if shape.as_halfspace().is_none() {
+                    (aabb, sweep) = swept_box(body, aabb, motion);
+                }
+            }
+            self.sweeps[slot] = sweep;
+            self.proxies
+                .push(Proxy::of(aabb, shape.as_halfspace(), &pose, prediction));
             self.shape_poses.push(pose);
         }
         self.broad.update(&self.proxies, prediction);
@@ -470,6 +525,8 @@ impl CollisionPipeline {
             }
             let (shape_a, shape_b) = (self.shape_poses[a as usize], self.shape_poses[b as usize]);
             let pos12 = shape_a.inv_mul(&shape_b);
+            // Continuous collision: look as far ahead as the two colliders may close.
+            let prediction = prediction + self.sweeps[a as usize] + self.sweeps[b as usize];
             let found = pair_manifolds(
                 &pos12,
                 ca.shape.as_ref(),

@@ -125,6 +125,9 @@ pub(crate) struct BodyRecord {
     angular_damping: f64,
     gyroscopic_mode: GyroscopicRecord,
     orientation_update: OrientationUpdateRecord,
+    /// Continuous collision; absent (false) in snapshots written before it existed.
+    #[serde(default)]
+    ccd: bool,
 }
 
 impl BodyRecord {
@@ -144,6 +147,7 @@ impl BodyRecord {
             angular_damping,
             gyroscopic_mode,
             orientation_update,
+            ccd,
         } = body;
         Self {
             linear_velocity: velocity.linear,
@@ -175,6 +179,7 @@ impl BodyRecord {
                 OrientationUpdate::Linear => OrientationUpdateRecord::Linear,
                 OrientationUpdate::ExponentialMap => OrientationUpdateRecord::ExponentialMap,
             },
+            ccd: *ccd,
         }
     }
 
@@ -236,6 +241,7 @@ impl BodyRecord {
                 OrientationUpdateRecord::Linear => OrientationUpdate::Linear,
                 OrientationUpdateRecord::ExponentialMap => OrientationUpdate::ExponentialMap,
             },
+            ccd: self.ccd,
         };
         // The inverses follow from the kind and mass properties; stored ones that disagree
         // were not written by this engine.

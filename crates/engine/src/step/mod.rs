@@ -186,7 +186,7 @@ fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     let timing = w.settings.time_phases;
 
     let clock = PhaseClock::start(timing);
-    detect_collisions(w)?;
+    detect_collisions(w, h)?;
     w.stats.times.collision = clock.elapsed();
 
     let clock = PhaseClock::start(timing);
@@ -231,7 +231,7 @@ fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
 
 /// Stage 0: sleep classification, broad phase, waking what awake bodies reach, narrow
 /// phase and the contact hook.
-fn detect_collisions(w: &mut StepState<'_>) -> Result<(), WorldError> {
+fn detect_collisions(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     let sleeping = w.settings.sleep.enabled;
     let contacts = &w.settings.contacts;
     w.sleep.classify(w.bodies, sleeping);
@@ -241,6 +241,10 @@ fn detect_collisions(w: &mut StepState<'_>) -> Result<(), WorldError> {
         w.bodies,
         &w.sleep.activity,
         contacts,
+        collision::StepMotion {
+            h,
+            gravity: w.settings.gravity,
+        },
     );
     if sleeping {
         let ground = w.bodies.capacity() as u32;

@@ -25,6 +25,7 @@
 
 mod events;
 mod joints;
+mod query;
 
 pub use crate::handles::{BodyHandle, ColliderHandle, JointHandle};
 pub use crate::joint::curvature::CurvatureCorrection;
@@ -156,6 +157,8 @@ impl World {
     /// exactly as before (the statistics of the refused step are still readable through
     /// [`World::step_stats`]).
     pub fn step(&mut self, h: f64) -> Result<&StepStats, WorldError> {
+        // The step's broad phase runs before its bodies move: the tree ends behind.
+        self.collision.invalidate_queries();
         let state = StepState {
             bodies: &mut self.bodies,
             joints: &mut self.joints,
@@ -223,6 +226,7 @@ impl World {
 
     /// Removes a body with every joint and collider attached to it; returns the body.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Result<RigidBody, WorldError> {
+        self.collision.invalidate_queries();
         let body = self
             .bodies
             .remove(handle)
@@ -256,6 +260,8 @@ impl World {
 
     /// The body `handle` names, to change its state or add forces for the next step.
     pub fn body_mut(&mut self, handle: BodyHandle) -> Result<&mut RigidBody, WorldError> {
+        // It may be moved: the scene queries stop trusting the tree.
+        self.collision.invalidate_queries();
         self.bodies
             .get_mut(handle)
             .ok_or(WorldError::StaleBody(handle))
@@ -381,6 +387,7 @@ impl World {
         collider: ColliderBuilder,
         body: Option<BodyHandle>,
     ) -> Result<ColliderHandle, WorldError> {
+        self.collision.invalidate_queries();
         if let Some(b) = body {
             self.body(b)?;
             self.sleep.wake(b.index());
@@ -391,6 +398,7 @@ impl World {
 
     /// Removes a collider; returns it.
     pub fn remove_collider(&mut self, handle: ColliderHandle) -> Result<Collider, WorldError> {
+        self.collision.invalidate_queries();
         let collider = self
             .colliders
             .remove(handle)
@@ -411,6 +419,7 @@ impl World {
 
     /// The collider `handle` names, to change its material, groups or offset.
     pub fn collider_mut(&mut self, handle: ColliderHandle) -> Result<&mut Collider, WorldError> {
+        self.collision.invalidate_queries();
         self.colliders
             .get_mut(handle)
             .ok_or(WorldError::StaleCollider(handle))
