@@ -1,8 +1,8 @@
 //! The names most programs need, in one import: `use stiction::prelude::*;`.
 
 pub use crate::body::{BodyKind, MassProperties, RigidBodyBuilder};
-pub use crate::collision::{ColliderBuilder, CollisionGroups};
-pub use crate::contact::{Contact, FrictionModel, Material};
+pub use crate::collision::{ColliderBuilder, CollisionGroups, QueryFilter, Ray, RayHit};
+pub use crate::contact::{Contact, ContactEvent, EventKind, FrictionModel, Material, SensorEvent};
 pub use crate::diagnostics::StepStats;
 pub use crate::error::WorldError;
 pub use crate::handles::{BodyHandle, ColliderHandle, JointHandle};
