@@ -7,6 +7,11 @@
 //!   scene files through the CLI's own reader, stepping with the GIL released, the state as
 //!   numpy arrays, contacts, joint feedback, statistics, snapshots, pickling and copying;
 //! - `drive`: joint friction, damping and servos as `World` arguments and dicts;
+//! - `query`: scene queries (rays, batched rays for a lidar with the GIL released, shape
+//!   casts, overlaps, point projection) with the engine's `QueryFilter` as keyword
+//!   arguments, answers as small frozen objects or numpy arrays;
+//! - `events`: sensor overlaps, sensor and contact events and touching pairs' impulses of
+//!   the last step, as numpy arrays of collider and body indices;
 //! - `lcp` (`stiction.lcp`): the boxed-LCP solvers of `stiction-lcp` on numpy arrays,
 //!   and the problems a running world hands its exact stepper;
 //! - `errors`: the `StictionError` family, carrying the engine's and the CLI's one-line
@@ -19,8 +24,10 @@
 mod convert;
 mod drive;
 mod errors;
+mod events;
 mod lcp;
 mod names;
+mod query;
 mod state;
 mod world;
 
@@ -35,6 +42,13 @@ fn stiction_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<state::PyStepStats>()?;
     m.add_class::<state::PyContacts>()?;
     m.add_class::<state::PyJointFeedback>()?;
+    m.add_class::<query::PyRayHit>()?;
+    m.add_class::<query::PyRayHits>()?;
+    m.add_class::<query::PyShapeHit>()?;
+    m.add_class::<query::PyPointProjection>()?;
+    m.add_class::<events::PySensorEvents>()?;
+    m.add_class::<events::PyContactEvents>()?;
+    m.add_class::<events::PyContactPairs>()?;
     m.add_class::<lcp::PyProblem>()?;
     m.add_class::<lcp::PyLcpResult>()?;
     m.add_function(wrap_pyfunction!(lcp::lcp_solve, m)?)?;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use stiction::{BodyHandle, JointHandle, World, WorldError};
+use stiction::{BodyHandle, ColliderHandle, JointHandle, World, WorldError};
 
 use crate::errors::WorldError as PyWorldError;
 
@@ -50,6 +50,12 @@ impl Slot for JointHandle {
     }
 }
 
+impl Slot for ColliderHandle {
+    fn slot(self) -> usize {
+        self.index()
+    }
+}
+
 impl<H: Slot + PartialEq> Registry<H> {
     /// Adds `handle` under `name`; refuses a name already taken (before anything changes).
     pub fn check_name(&self, name: Option<&str>, kind: &str) -> PyResult<()> {
@@ -78,6 +84,15 @@ impl<H: Slot + PartialEq> Registry<H> {
         self.handles.push(handle);
         self.names.push(name);
         index
+    }
+
+    /// Unnamed `handles`, indexed in the order given.
+    pub fn of_handles(handles: impl IntoIterator<Item = H>) -> Self {
+        let mut registry = Self::default();
+        for handle in handles {
+            registry.push(handle, None);
+        }
+        registry
     }
 
     /// How many.

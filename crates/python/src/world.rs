@@ -27,8 +27,12 @@ use stiction_models::{Base, LoadOptions};
 use crate::errors::{
     snapshot_error, world_error, ModelError, SceneError, StepError, WorldError as PyWorldError,
 };
+use crate::events::{PyContactEvents, PyContactPairs, PySensorEvents};
 use crate::lcp::PyProblem;
-use crate::names::Names;
+use crate::names::{Names, Registry};
+use crate::query::{
+    groups_of, FilterArgs, PyPointProjection, PyRayHit, PyRayHits, PyShapeHit, ShapeArgs,
+};
 use crate::state::{PyContacts, PyJointFeedback, PyStepStats};
 
 /// The shape errors of world operations are `stiction.WorldError`s.
@@ -44,9 +48,10 @@ const WORLD: &str = "world";
 #[pyclass(module = "stiction._stiction", name = "World")]
 #[derive(Debug, Clone)]
 pub struct PyWorld {
-    world: World,
-    names: Names,
-    colliders: Vec<ColliderHandle>,
+    pub(crate) world: World,
+    pub(crate) names: Names,
+    /// Colliders by index (in the order added or loaded); never named.
+    pub(crate) colliders: Registry<ColliderHandle>,
     /// The step size `step()` uses when given none, s.
     timestep: f64,
     /// Committed steps (stored in snapshots as their step count).
@@ -158,7 +163,7 @@ impl PyWorld {
         Self {
             world,
             names: Names::default(),
-            colliders: Vec::new(),
+            colliders: Registry::default(),
             timestep,
             steps: 0,
             scene: None,
@@ -199,7 +204,7 @@ impl PyWorld {
             let name = joint_names.get(&handle).map(|n| n.to_string());
             this.names.joints.push(handle, name);
         }
-        this.colliders = this.world.colliders().map(|(h, _)| h).collect();
+        this.colliders = Registry::of_handles(this.world.colliders().map(|(h, _)| h));
         this.model_warnings = model.warnings.iter().map(|w| w.to_string()).collect();
         Ok(this)
     }
@@ -213,7 +218,7 @@ impl PyWorld {
     ) -> PyResult<Self> {
         let snapshot = World::load_snapshot(data).map_err(snapshot_error)?;
         let names = Names::of_world(&snapshot.world, body_names, joint_names);
-        let colliders = snapshot.world.colliders().map(|(h, _)| h).collect();
+        let colliders = Registry::of_handles(snapshot.world.colliders().map(|(h, _)| h));
         Ok(Self {
             world: snapshot.world,
             names,
@@ -236,13 +241,13 @@ impl PyWorld {
                 .joints
                 .push(joint.handle, Some(joint.name.clone()));
         }
-        this.colliders = this.world.colliders().map(|(h, _)| h).collect();
+        this.colliders = Registry::of_handles(this.world.colliders().map(|(h, _)| h));
         this.scene = Some((built.name, built.steps));
         this
     }
 
     /// The body an index or name argument names.
-    fn body(&self, obj: &Bound<'_, PyAny>) -> PyResult<BodyHandle> {
+    pub(crate) fn body(&self, obj: &Bound<'_, PyAny>) -> PyResult<BodyHandle> {
         self.names.bodies.resolve(obj, "body")
     }
 
@@ -768,7 +773,7 @@ impl PyWorld {
     // ----- bodies, colliders, joints -----
 
     /// Adds a body; returns its index (its row in the state arrays).
-    #[pyo3(signature = (kind="dynamic", *, mass=None, inertia=None, position=None, orientation=None, velocity=None, angular_velocity=None, gravity=true, linear_damping=0.0, angular_damping=0.0, name=None))]
+    #[pyo3(signature = (kind="dynamic", *, mass=None, inertia=None, position=None, orientation=None, velocity=None, angular_velocity=None, gravity=true, linear_damping=0.0, angular_damping=0.0, name=None, ccd=false))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn add_body(
         &mut self,
@@ -783,6 +788,7 @@ impl PyWorld {
         linear_damping: f64,
         angular_damping: f64,
         name: Option<String>,
+        ccd: bool,
     ) -> PyResult<usize> {
         if name.as_deref() == Some(WORLD) {
             return Err(werr(
@@ -803,7 +809,8 @@ impl PyWorld {
         let mut builder = RigidBodyBuilder::new(kind)
             .gravity(gravity)
             .linear_damping(linear_damping)
-            .angular_damping(angular_damping);
+            .angular_damping(angular_damping)
+            .ccd(ccd);
         if mass.is_some() || inertia.is_some() {
             let m = mass.unwrap_or(1.0);
             let invalid = |e: stiction::MassPropertiesError| {
@@ -857,7 +864,7 @@ impl PyWorld {
 
     /// Adds a collider to `body` (index or name; `None`: static world geometry, posed in
     /// the world frame); returns its index.
-    #[pyo3(signature = (shape, body=None, *, radius=None, half_extents=None, half_height=None, normal=None, points=None, vertices=None, triangles=None, heights=None, scale=None, position=None, orientation=None, friction=None, restitution=None, restitution_threshold=None))]
+    #[pyo3(signature = (shape, body=None, *, radius=None, half_extents=None, half_height=None, normal=None, points=None, vertices=None, triangles=None, heights=None, scale=None, position=None, orientation=None, friction=None, restitution=None, restitution_threshold=None, sensor=false, groups=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn add_collider(
         &mut self,
@@ -877,8 +884,14 @@ impl PyWorld {
         friction: Option<f64>,
         restitution: Option<f64>,
         restitution_threshold: Option<f64>,
+        sensor: bool,
+        groups: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
         let body = self.other_body(body)?;
+        let groups = groups
+            .filter(|g| !g.is_none())
+            .map(|g| groups_of(g, "groups"))
+            .transpose()?;
         let given = [
             ("radius", radius.is_some()),
             ("half_extents", half_extents.is_some()),
@@ -1005,13 +1018,15 @@ impl PyWorld {
             material.restitution = e;
         }
         material.restitution_threshold = restitution_threshold;
-        builder = builder.material(material);
+        builder = builder.material(material).sensor(sensor);
+        if let Some(groups) = groups {
+            builder = builder.groups(groups);
+        }
         let handle = self
             .world
             .add_collider(builder, body)
             .map_err(world_error)?;
-        self.colliders.push(handle);
-        Ok(self.colliders.len() - 1)
+        Ok(self.colliders.push(handle, None))
     }
 
     /// A ball-and-socket joint at the world point `anchor`; returns the joint's index.
@@ -1493,7 +1508,7 @@ impl PyWorld {
     /// Turns collider `collider` (its index, in the order colliders were added or loaded)
     /// off or on: a disabled collider makes no contacts (its body keeps its mass).
     fn set_collider_enabled(&mut self, collider: usize, enabled: bool) -> PyResult<()> {
-        let handle = *self.colliders.get(collider).ok_or_else(|| {
+        let handle = *self.colliders.handles.get(collider).ok_or_else(|| {
             werr(format!(
                 "no collider {collider}: the world has {}",
                 self.colliders.len()
@@ -1824,6 +1839,305 @@ impl PyWorld {
             motor: make(m, 2),
             limit: make(l, 2),
         })
+    }
+
+    /// Turns continuous collision of `body` on or off (docs/ccd.md).
+    fn set_ccd(&mut self, body: &Bound<'_, PyAny>, on: bool) -> PyResult<()> {
+        let h = self.body(body)?;
+        self.world
+            .body_mut(h)
+            .map_err(world_error)?
+            .set_ccd_enabled(on);
+        Ok(())
+    }
+
+    /// Whether continuous collision is on for `body`.
+    fn ccd_enabled(&self, body: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let h = self.body(body)?;
+        Ok(self.world.body(h).map_err(world_error)?.ccd_enabled())
+    }
+
+    /// Makes collider `collider` a sensor (or a solid collider again) from the next step.
+    fn set_sensor(&mut self, collider: i64, on: bool) -> PyResult<()> {
+        let h = self.collider_handle(collider, "collider")?;
+        self.world
+            .collider_mut(h)
+            .map_err(world_error)?
+            .set_sensor(on);
+        Ok(())
+    }
+
+    /// Whether collider `collider` is a sensor.
+    fn is_sensor(&self, collider: i64) -> PyResult<bool> {
+        let h = self.collider_handle(collider, "collider")?;
+        Ok(self.world.collider(h).map_err(world_error)?.is_sensor())
+    }
+
+    // ----- scene queries (docs/queries.md; the work is in query.rs) -----
+
+    /// The first collider the ray from `origin` along `direction` (normalised) hits within
+    /// `max_distance` m, or `None`.
+    #[pyo3(signature = (origin, direction, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn cast_ray(
+        &mut self,
+        py: Python<'_>,
+        origin: &Bound<'_, PyAny>,
+        direction: &Bound<'_, PyAny>,
+        max_distance: f64,
+        exclude_body: Option<&Bound<'_, PyAny>>,
+        exclude_collider: Option<i64>,
+        groups: Option<&Bound<'_, PyAny>>,
+        exclude_sensors: bool,
+        predicate: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<PyRayHit>> {
+        let filter = FilterArgs {
+            exclude_body,
+            exclude_collider,
+            groups,
+            exclude_sensors,
+            predicate,
+        };
+        self.query_cast_ray(py, origin, direction, max_distance, &filter)
+    }
+
+    /// Every collider the ray hits within `max_distance`, each once, by distance.
+    #[pyo3(signature = (origin, direction, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn cast_ray_all(
+        &mut self,
+        py: Python<'_>,
+        origin: &Bound<'_, PyAny>,
+        direction: &Bound<'_, PyAny>,
+        max_distance: f64,
+        exclude_body: Option<&Bound<'_, PyAny>>,
+        exclude_collider: Option<i64>,
+        groups: Option<&Bound<'_, PyAny>>,
+        exclude_sensors: bool,
+        predicate: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRayHits> {
+        let filter = FilterArgs {
+            exclude_body,
+            exclude_collider,
+            groups,
+            exclude_sensors,
+            predicate,
+        };
+        self.query_cast_ray_all(py, origin, direction, max_distance, &filter)
+    }
+
+    /// `cast_ray` for each row of `origins` and `directions` ((N, 3), or (3,) for one
+    /// shared by every ray), in one call with the GIL released (unless `predicate` is
+    /// given); the answers as arrays.
+    #[pyo3(signature = (origins, directions, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn cast_rays(
+        &mut self,
+        py: Python<'_>,
+        origins: PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        directions: PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        max_distance: f64,
+        exclude_body: Option<&Bound<'_, PyAny>>,
+        exclude_collider: Option<i64>,
+        groups: Option<&Bound<'_, PyAny>>,
+        exclude_sensors: bool,
+        predicate: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRayHits> {
+        let filter = FilterArgs {
+            exclude_body,
+            exclude_collider,
+            groups,
+            exclude_sensors,
+            predicate,
+        };
+        self.query_cast_rays(py, &origins, &directions, max_distance, &filter)
+    }
+
+    /// The first collider a shape (sized as for `add_collider`) at `position` and
+    /// `orientation`, moving by `velocity` per unit time without turning, touches within
+    /// `max_time`, or `None`.
+    #[pyo3(signature = (shape, *, velocity, position=None, orientation=None, max_time=f64::INFINITY, radius=None, half_extents=None, half_height=None, points=None, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn cast_shape(
+        &mut self,
+        py: Python<'_>,
+        shape: &str,
+        velocity: &Bound<'_, PyAny>,
+        position: Option<&Bound<'_, PyAny>>,
+        orientation: Option<&Bound<'_, PyAny>>,
+        max_time: f64,
+        radius: Option<f64>,
+        half_extents: Option<&Bound<'_, PyAny>>,
+        half_height: Option<f64>,
+        points: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        exclude_body: Option<&Bound<'_, PyAny>>,
+        exclude_collider: Option<i64>,
+        groups: Option<&Bound<'_, PyAny>>,
+        exclude_sensors: bool,
+        predicate: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<PyShapeHit>> {
+        let sizes = ShapeArgs {
+            radius,
+            half_extents,
+            half_height,
+            points,
+        };
+        let filter = FilterArgs {
+            exclude_body,
+            exclude_collider,
+            groups,
+            exclude_sensors,
+            predicate,
+        };
+        self.query_cast_shape(
+            py,
+            shape,
+            &sizes,
+            position,
+            orientation,
+            velocity,
+            max_time,
+            &filter,
+        )
+    }
+
+    /// The indices of every collider a shape (sized as for `add_collider`) at `position`
+    /// and `orientation` intersects or touches, sorted.
+    #[pyo3(signature = (shape, *, position=None, orientation=None, radius=None, half_extents=None, half_height=None, points=None, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn overlap_shape<'py>(
+        &mut self,
+        py: Python<'py>,
+        shape: &str,
+        position: Option<&Bound<'_, PyAny>>,
+        orientation: Option<&Bound<'_, PyAny>>,
+        radius: Option<f64>,
+        half_extents: Option<&Bound<'_, PyAny>>,
+        half_height: Option<f64>,
+        points: Option<PyArrayLikeDyn<'_, f64, AllowTypeChange>>,
+        exclude_body: Option<&Bound<'_, PyAny>>,
+        exclude_collider: Option<i64>,
+        groups: Option<&Bound<'_, PyAny>>,
+        exclude_sensors: bool,
+        predicate: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let sizes = ShapeArgs {
+            radius,
+            half_extents,
+            half_height,
+            points,
+        };
+        let filter = FilterArgs {
+            exclude_body,
+            exclude_collider,
+            groups,
+            exclude_sensors,
+            predicate,
+        };
+        self.query_overlap_shape(py, shape, &sizes, position, orientation, &filter)
+    }
+
+    /// The indices of every collider whose world bounding box overlaps the box from
+    /// `mins` to `maxs`, sorted.
+    #[pyo3(signature = (mins, maxs, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn overlap_aabb<'py>(
+        &mut self,
+        py: Python<'py>,
+        mins: &Bound<'_, PyAny>,
+        maxs: &Bound<'_, PyAny>,
+        exclude_body: Option<&Bound<'_, PyAny>>,
+        exclude_collider: Option<i64>,
+        groups: Option<&Bound<'_, PyAny>>,
+        exclude_sensors: bool,
+        predicate: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let filter = FilterArgs {
+            exclude_body,
+            exclude_collider,
+            groups,
+            exclude_sensors,
+            predicate,
+        };
+        self.query_overlap_aabb(py, mins, maxs, &filter)
+    }
+
+    /// The collider nearest `point` and the nearest point on it, or `None`.
+    #[pyo3(signature = (point, solid=true, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn project_point(
+        &mut self,
+        py: Python<'_>,
+        point: &Bound<'_, PyAny>,
+        solid: bool,
+        exclude_body: Option<&Bound<'_, PyAny>>,
+        exclude_collider: Option<i64>,
+        groups: Option<&Bound<'_, PyAny>>,
+        exclude_sensors: bool,
+        predicate: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<PyPointProjection>> {
+        let filter = FilterArgs {
+            exclude_body,
+            exclude_collider,
+            groups,
+            exclude_sensors,
+            predicate,
+        };
+        self.query_project_point(py, point, solid, &filter)
+    }
+
+    /// The indices of every collider containing `point` (boundary included), sorted.
+    #[pyo3(signature = (point, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
+    fn colliders_containing_point<'py>(
+        &mut self,
+        py: Python<'py>,
+        point: &Bound<'_, PyAny>,
+        exclude_body: Option<&Bound<'_, PyAny>>,
+        exclude_collider: Option<i64>,
+        groups: Option<&Bound<'_, PyAny>>,
+        exclude_sensors: bool,
+        predicate: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let filter = FilterArgs {
+            exclude_body,
+            exclude_collider,
+            groups,
+            exclude_sensors,
+            predicate,
+        };
+        self.query_colliders_containing_point(py, point, &filter)
+    }
+
+    // ----- sensors and contact events of the last step (docs/events.md; events.rs) -----
+
+    /// The sensor overlaps that began (+1) or ended (-1) in the last step.
+    fn sensor_events(&self, py: Python<'_>) -> PySensorEvents {
+        self.read_sensor_events(py)
+    }
+
+    /// The indices of the colliders sensor `collider` overlaps, as of the last step.
+    fn sensor_overlaps<'py>(
+        &self,
+        py: Python<'py>,
+        collider: i64,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        self.read_sensor_overlaps(py, collider)
+    }
+
+    /// Every sensor overlap of the last step, (K, 2): (sensor, collider) indices.
+    fn all_sensor_overlaps(&self, py: Python<'_>) -> Py<PyArray2<i64>> {
+        self.read_all_sensor_overlaps(py)
+    }
+
+    /// The collider pairs that started (+1) or stopped (-1) touching in the last step.
+    fn contact_events(&self, py: Python<'_>) -> PyContactEvents {
+        self.read_contact_events(py)
+    }
+
+    /// Every collider pair touching in the last step, with its impulses.
+    fn contact_pairs(&self, py: Python<'_>) -> PyContactPairs {
+        self.read_contact_pairs(py)
     }
 
     // ----- captured problems -----

@@ -17,18 +17,26 @@ each step, solved exactly by Dantzig pivoting (``solver="exact"``, like ODE's
 Conventions: z is up; SI units; quaternions are (w, x, y, z); bodies and joints are
 indices in the order they were added (the rows of every state array) or names.
 
-- :class:`World`: bodies, colliders, joints, stepping, state arrays, contacts, snapshots.
+- :class:`World`: bodies, colliders, joints, stepping, state arrays, contacts, snapshots,
+  scene queries (rays, shape casts, overlaps) and sensor and contact events.
 - :mod:`stiction.lcp`: the LCP solvers on numpy arrays.
 - :class:`StictionError` (a ``ValueError``) and its subclasses for every refusal.
 """
 
 from ._stiction import (
     SNAPSHOT_FORMAT_VERSION,
+    ContactEvents,
+    ContactPairs,
     Contacts,
     JointFeedback,
     LcpError,
     ModelError,
+    PointProjection,
+    RayHit,
+    RayHits,
     SceneError,
+    SensorEvents,
+    ShapeHit,
     SnapshotError,
     StepError,
     StepStats,
@@ -41,11 +49,18 @@ from . import lcp
 
 __all__ = [
     "SNAPSHOT_FORMAT_VERSION",
+    "ContactEvents",
+    "ContactPairs",
     "Contacts",
     "JointFeedback",
     "LcpError",
     "ModelError",
+    "PointProjection",
+    "RayHit",
+    "RayHits",
     "SceneError",
+    "SensorEvents",
+    "ShapeHit",
     "SnapshotError",
     "StepError",
     "StepStats",

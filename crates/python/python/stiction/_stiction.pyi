@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
+from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "Contacts", "JointFeedback", "LcpError", "LcpResult", "ModelError", "Problem",
-    "SNAPSHOT_FORMAT_VERSION", "SceneError", "SnapshotError", "StepError", "StepStats",
+    "ContactEvents", "ContactPairs", "Contacts", "JointFeedback", "LcpError", "LcpResult",
+    "ModelError", "PointProjection", "Problem", "RayHit", "RayHits", "SNAPSHOT_FORMAT_VERSION",
+    "SceneError", "SensorEvents", "ShapeHit", "SnapshotError", "StepError", "StepStats",
     "StictionError", "World", "WorldError", "__version__", "_lcp_lemke", "_lcp_solve",
     "_problem_from_json", "_world_from_pickle",
 ]
@@ -29,6 +30,15 @@ _JointRef = Union[int, str]
 _FloatArray = npt.NDArray[np.float64]
 _JointRefs = Union[Sequence[_JointRef], npt.NDArray[np.integer[Any]]]
 """Joints by index or name, in a list, a tuple or an integer array (not a single string)."""
+_IntArray = npt.NDArray[np.int64]
+_Groups = Tuple[int, int]
+"""Collision groups ``(memberships, filter)``: two 32-bit masks. Two colliders (or a query
+and a collider) interact when each one's memberships meet the other's filter."""
+_QueryShape = Literal["sphere", "ball", "box", "cuboid", "capsule", "cylinder", "cone", "convex_hull"]
+"""A query shape, sized as for :meth:`World.add_collider` (axial shapes along local z)."""
+_Predicate = Callable[[int], Any]
+"""A query's last word on a collider: called with its index (under the GIL, only for
+colliders that passed the other tests); a false result skips it, an exception propagates."""
 
 class _Servo(TypedDict):
     """A servo as :meth:`World.joint_dynamics` reports it, keyed by :meth:`World.set_servo`'s
@@ -159,6 +169,145 @@ class JointFeedback:
     """Generalised force of each axis's motor (axes 0 and 1): (J, 2) or (2,)."""
     limit: _FloatArray
     """Generalised force of each axis's limit (axes 0 and 1): (J, 2) or (2,)."""
+
+@final
+class RayHit:
+    """Where a ray first meets a collider (:meth:`World.cast_ray`)."""
+
+    point: _FloatArray
+    """The point hit, (3,), m, world frame."""
+    normal: _FloatArray
+    """The collider's outward unit normal there, (3,); zero for a ray starting inside a
+    collider (rays are solid: it hits at distance 0)."""
+    distance: float
+    """Distance from the ray's origin, m (directions are normalised)."""
+    collider: int
+    """The collider's index."""
+    body: int
+    """Its body's index; -1 for static world geometry."""
+
+@final
+class RayHits:
+    """Ray answers as arrays: one row per ray (:meth:`World.cast_rays`) or per collider hit
+    (:meth:`World.cast_ray_all`)."""
+
+    distances: _FloatArray
+    """Distances along the rays, (N,), m; ``inf`` where nothing was hit."""
+    points: _FloatArray
+    """Points hit, (N, 3), m; rows of NaN where nothing was hit."""
+    normals: _FloatArray
+    """Outward unit normals, (N, 3); rows of NaN where nothing was hit, zero for a ray
+    starting inside a collider."""
+    colliders: _IntArray
+    """Collider indices, (N,) int64; -1 where nothing was hit."""
+    bodies: _IntArray
+    """Body indices, (N,) int64; -1 for world geometry or where nothing was hit."""
+    hit: npt.NDArray[np.bool_]
+    """Whether each ray hit something, (N,) bool."""
+    count: int
+    """N."""
+    hit_count: int
+    """How many rows hit something."""
+    def __len__(self) -> int: ...
+
+@final
+class ShapeHit:
+    """Where a moving shape first touches a collider (:meth:`World.cast_shape`)."""
+
+    time: float
+    """Time of impact: the shape touches the collider once moved by ``time * velocity``
+    (0 if it already touches or overlaps it)."""
+    position: _FloatArray
+    """Where the shape's origin is then, ``position + time * velocity``, (3,), m."""
+    point_on_shape: _FloatArray
+    """The contact point on the moving shape (where it is then), (3,), m."""
+    point_on_collider: _FloatArray
+    """The contact point on the collider, (3,), m."""
+    normal_on_shape: _FloatArray
+    """The moving shape's outward unit normal at its contact point, (3,)."""
+    normal_on_collider: _FloatArray
+    """The collider's outward unit normal at its contact point, (3,)."""
+    collider: int
+    """The collider's index."""
+    body: int
+    """Its body's index; -1 for static world geometry."""
+    status: Literal["converged", "penetrating", "out_of_iterations", "failed"]
+    """How the cast ended: ``"penetrating"`` when the shape touched or overlapped the
+    collider at time 0 (its points and normals are then unreliable)."""
+
+@final
+class PointProjection:
+    """The collider nearest a point and the nearest point on it (:meth:`World.project_point`)."""
+
+    point: _FloatArray
+    """The projected point, (3,), m: on the collider's surface, or the query point itself
+    when it is inside the collider and the projection is solid."""
+    distance: float
+    """Distance from the query point to ``point``, m."""
+    is_inside: bool
+    """Whether the query point is inside the collider."""
+    collider: int
+    """The collider's index."""
+    body: int
+    """Its body's index; -1 for static world geometry."""
+
+@final
+class SensorEvents:
+    """Sensor overlaps that began or ended in the last step (:meth:`World.sensor_events`),
+    one row each, sorted by sensor, then collider."""
+
+    kinds: _IntArray
+    """+1: the overlap began; -1: it ended. (K,) int64."""
+    sensors: _IntArray
+    """The sensor colliders' indices, (K,) int64."""
+    colliders: _IntArray
+    """The indices of the colliders entering or leaving them, (K,) int64."""
+    bodies: _IntArray
+    """(sensor's body, collider's body), (K, 2) int64; -1 for the static world."""
+    count: int
+    """K."""
+    def __len__(self) -> int: ...
+
+@final
+class ContactEvents:
+    """Collider pairs that started or stopped touching in the last step
+    (:meth:`World.contact_events`), sorted by collider indices."""
+
+    kinds: _IntArray
+    """+1: started touching; -1: stopped. (K,) int64."""
+    colliders: _IntArray
+    """The two colliders' indices (A, B), (K, 2) int64, A the one added first."""
+    bodies: _IntArray
+    """Their bodies' indices, (K, 2) int64; -1 for the static world."""
+    count: int
+    """K."""
+    def __len__(self) -> int: ...
+
+@final
+class ContactPairs:
+    """Every collider pair touching in the last step and what its contact carried
+    (:meth:`World.contact_pairs`), sorted by collider indices."""
+
+    colliders: _IntArray
+    """The two colliders' indices (A, B), (K, 2) int64, A the one added first."""
+    bodies: _IntArray
+    """Their bodies' indices, (K, 2) int64; -1 for the static world."""
+    normal_impulses: _FloatArray
+    """Total normal impulse of the step, (K,), N s (>= 0): the normal forces times ``h``
+    (plus sequential-impact impulses). A box of mass ``m`` at rest reports ``m g h``."""
+    friction_impulses: _FloatArray
+    """Total friction impulse of the step, (K,), N s (>= 0): the friction forces'
+    magnitudes times ``h``, summed over the pair's points."""
+    impulses: _FloatArray
+    """Net impulse on B (normal and friction, all points), (K, 3), N s, world frame; A
+    receives the opposite. B's momentum change due to this pair."""
+    point_counts: _IntArray
+    """Contact points of each pair in the step, (K,) int64."""
+    asleep: npt.NDArray[np.bool_]
+    """Whether the pair's bodies all sleep (it keeps touching, with zero impulses), (K,)."""
+    count: int
+    """K."""
+    def __len__(self) -> int: ...
 
 @final
 class Problem:
@@ -384,13 +533,16 @@ class World:
         linear_damping: float = 0.0,
         angular_damping: float = 0.0,
         name: Optional[str] = None,
+        ccd: bool = False,
     ) -> int:
         """Add a body and return its index.
 
         ``mass`` in kg (default 1); ``inertia`` as principal moments (3,) or a symmetric
         3 x 3 tensor about the centre of mass in the body frame, kg m^2 (default: a solid
         ball of radius 0.5 m, ``0.1 * mass`` about every axis). ``position`` is the centre
-        of mass. ``angular_velocity`` is in the world frame, rad/s.
+        of mass. ``angular_velocity`` is in the world frame, rad/s. ``ccd``: continuous
+        collision for a fast body (docs/ccd.md): it looks ahead over its motion in each
+        step and stops at an obstacle instead of passing through it (see :meth:`set_ccd`).
         """
     def add_collider(
         self,
@@ -414,6 +566,8 @@ class World:
         friction: Optional[float] = None,
         restitution: Optional[float] = None,
         restitution_threshold: Optional[float] = None,
+        sensor: bool = False,
+        groups: Optional[_Groups] = None,
     ) -> int:
         """Add a collider to ``body`` (``None``: static world geometry) and return its index.
 
@@ -424,6 +578,12 @@ class World:
         (N, 3), ``triangles`` (M, 3)), ``heightfield`` (``heights`` (rows, cols),
         ``scale``). ``position``/``orientation`` are in the body frame. ``friction``
         defaults to 0.5, ``restitution`` to 0. Colliders do not change a body's mass.
+
+        ``sensor``: a trigger volume: it makes no contacts (no force, no effect on any
+        motion) and the colliders its shape intersects are reported after each step by
+        :meth:`sensor_events` and :meth:`sensor_overlaps`. ``groups=(memberships,
+        filter)``: collision groups (32-bit masks; default: every group, accepting every
+        group); two colliders meet only if each one's memberships meet the other's filter.
         """
     def add_ball_joint(
         self,
@@ -679,6 +839,190 @@ class World:
         mass. Raises :class:`WorldError` for an index out of range."""
     def masses(self) -> _FloatArray:
         """Each body's mass, (N,), kg."""
+    def set_ccd(self, body: _BodyRef, on: bool) -> None:
+        """Turn continuous collision of ``body`` on or off (docs/ccd.md): with it, a fast
+        body (a bullet, a thrown tool) stops at a thin obstacle instead of passing through
+        it in one step. Kept by snapshots, pickles and copies."""
+    def ccd_enabled(self, body: _BodyRef) -> bool:
+        """Whether continuous collision is on for ``body``."""
+    def set_sensor(self, collider: int, on: bool) -> None:
+        """Make collider ``collider`` a sensor (``on``) or a solid collider again, from the
+        next step: its contacts then stop (or its overlaps end) in that step's events.
+        Raises :class:`WorldError` for an unknown index."""
+    def is_sensor(self, collider: int) -> bool:
+        """Whether collider ``collider`` is a sensor."""
+
+    # Scene queries (docs/queries.md). Every query answers for the current poses (it first
+    # brings the broad phase's tree up to date, so it does not test every collider) and
+    # takes the filter keyword arguments:
+    #   exclude_body: a body (index or name) whose colliders are skipped;
+    #   exclude_collider: a collider index that is skipped;
+    #   groups: (memberships, filter): only colliders whose groups interact with these;
+    #   exclude_sensors: skip sensor colliders (a lidar or a ground probe should);
+    #   predicate: a callable taking a collider index, called under the GIL for each
+    #     collider that passed the other tests; a false result skips the collider, an
+    #     exception propagates out of the query.
+    # Bad input (a wrong array shape, a NaN, a zero direction, a negative limit, an unknown
+    # index, a predicate that is not callable) raises WorldError.
+    def cast_ray(
+        self,
+        origin: _Vec3,
+        direction: _Vec3,
+        max_distance: float = ...,
+        *,
+        exclude_body: Optional[_BodyRef] = None,
+        exclude_collider: Optional[int] = None,
+        groups: Optional[_Groups] = None,
+        exclude_sensors: bool = False,
+        predicate: Optional[_Predicate] = None,
+    ) -> Optional[RayHit]:
+        """The first collider the ray from ``origin`` along ``direction`` meets within
+        ``max_distance`` m (default: no limit, ``inf``), or ``None``.
+
+        ``direction`` need not be a unit vector (it is normalised): distances are in
+        metres. Rays are solid: one starting inside a collider hits it at distance 0 with a
+        zero normal. Of colliders hit at exactly the same distance, the lowest index wins."""
+    def cast_ray_all(
+        self,
+        origin: _Vec3,
+        direction: _Vec3,
+        max_distance: float = ...,
+        *,
+        exclude_body: Optional[_BodyRef] = None,
+        exclude_collider: Optional[int] = None,
+        groups: Optional[_Groups] = None,
+        exclude_sensors: bool = False,
+        predicate: Optional[_Predicate] = None,
+    ) -> RayHits:
+        """Every collider the ray meets within ``max_distance``, each once (where the ray
+        first meets it), one row each, sorted by distance."""
+    def cast_rays(
+        self,
+        origins: npt.ArrayLike,
+        directions: npt.ArrayLike,
+        max_distance: float = ...,
+        *,
+        exclude_body: Optional[_BodyRef] = None,
+        exclude_collider: Optional[int] = None,
+        groups: Optional[_Groups] = None,
+        exclude_sensors: bool = False,
+        predicate: Optional[_Predicate] = None,
+    ) -> RayHits:
+        """:meth:`cast_ray` for every row of ``origins`` and ``directions`` in one call (a
+        lidar's beams): both (N, 3), or either one (3,) shared by every ray. The answers,
+        row ``i`` for ray ``i``, are exactly those of N :meth:`cast_ray` calls; rays that
+        hit nothing have distance ``inf``, NaN points and normals and index -1.
+
+        The GIL is released while the rays are cast, unless a ``predicate`` (Python, run
+        under the GIL) is given."""
+    def cast_shape(
+        self,
+        shape: _QueryShape,
+        *,
+        velocity: _Vec3,
+        position: Optional[_Vec3] = None,
+        orientation: Optional[_Quaternion] = None,
+        max_time: float = ...,
+        radius: Optional[float] = None,
+        half_extents: Optional[_Vec3] = None,
+        half_height: Optional[float] = None,
+        points: Optional[npt.ArrayLike] = None,
+        exclude_body: Optional[_BodyRef] = None,
+        exclude_collider: Optional[int] = None,
+        groups: Optional[_Groups] = None,
+        exclude_sensors: bool = False,
+        predicate: Optional[_Predicate] = None,
+    ) -> Optional[ShapeHit]:
+        """The first collider a shape touches when it moves from ``position`` (default:
+        the origin), turned by ``orientation`` (w, x, y, z), in a straight line by
+        ``velocity`` per unit time without turning, up to ``max_time`` (default: no
+        limit); or ``None``.
+
+        The shape is sized as for :meth:`add_collider`: ``sphere`` (``radius``), ``box``
+        (``half_extents``), ``capsule``/``cylinder``/``cone`` along local z (``radius``,
+        ``half_height``), ``convex_hull`` (``points`` (N, 3)). The time of impact is
+        parry's (analytic for two spheres, iterated to convergence otherwise); a shape
+        already touching a collider hits it at time 0 (status ``"penetrating"``)."""
+    def overlap_shape(
+        self,
+        shape: _QueryShape,
+        *,
+        position: Optional[_Vec3] = None,
+        orientation: Optional[_Quaternion] = None,
+        radius: Optional[float] = None,
+        half_extents: Optional[_Vec3] = None,
+        half_height: Optional[float] = None,
+        points: Optional[npt.ArrayLike] = None,
+        exclude_body: Optional[_BodyRef] = None,
+        exclude_collider: Optional[int] = None,
+        groups: Optional[_Groups] = None,
+        exclude_sensors: bool = False,
+        predicate: Optional[_Predicate] = None,
+    ) -> _IntArray:
+        """The indices of every collider the shape (as for :meth:`cast_shape`) at
+        ``position`` and ``orientation`` intersects or touches, sorted, int64."""
+    def overlap_aabb(
+        self,
+        mins: _Vec3,
+        maxs: _Vec3,
+        *,
+        exclude_body: Optional[_BodyRef] = None,
+        exclude_collider: Optional[int] = None,
+        groups: Optional[_Groups] = None,
+        exclude_sensors: bool = False,
+        predicate: Optional[_Predicate] = None,
+    ) -> _IntArray:
+        """The indices of every collider whose world bounding box overlaps the box from
+        ``mins`` to ``maxs`` (finite, ``mins <= maxs``), sorted, int64: a fast,
+        conservative test (a sphere's box reaches beyond the sphere); a half-space is
+        reported when the box reaches into it."""
+    def project_point(
+        self,
+        point: _Vec3,
+        solid: bool = True,
+        *,
+        exclude_body: Optional[_BodyRef] = None,
+        exclude_collider: Optional[int] = None,
+        groups: Optional[_Groups] = None,
+        exclude_sensors: bool = False,
+        predicate: Optional[_Predicate] = None,
+    ) -> Optional[PointProjection]:
+        """The collider nearest ``point`` and the nearest point on it (``None`` if no
+        collider passes the filter). With ``solid``, a point inside a collider is its own
+        projection (distance 0); otherwise it projects on the nearest surface."""
+    def colliders_containing_point(
+        self,
+        point: _Vec3,
+        *,
+        exclude_body: Optional[_BodyRef] = None,
+        exclude_collider: Optional[int] = None,
+        groups: Optional[_Groups] = None,
+        exclude_sensors: bool = False,
+        predicate: Optional[_Predicate] = None,
+    ) -> _IntArray:
+        """The indices of every collider containing ``point`` (boundary included), sorted,
+        int64."""
+
+    # Sensors and contact events of the last committed step (docs/events.md).
+    def sensor_events(self) -> SensorEvents:
+        """The sensor overlaps that began (+1) or ended (-1) in the last step. Overlaps are
+        found at the poses a step starts from (as contacts are); sensors see solid
+        colliders of other bodies, not other sensors. A refused step leaves them as they
+        were."""
+    def sensor_overlaps(self, collider: int) -> _IntArray:
+        """The indices of the colliders sensor ``collider`` overlaps as of the last step,
+        sorted, int64 (empty for a collider that is not a sensor). Raises
+        :class:`WorldError` for an unknown index."""
+    def all_sensor_overlaps(self) -> _IntArray:
+        """Every sensor overlap of the last step, (K, 2) int64 rows (sensor, collider),
+        sorted."""
+    def contact_events(self) -> ContactEvents:
+        """The collider pairs that started (+1) or stopped (-1) touching in the last step. A
+        pair touches when one of its contact points had a separation <= 0 at the start of
+        the step or carried a force in it; a pair whose bodies all sleep keeps touching."""
+    def contact_pairs(self) -> ContactPairs:
+        """Every collider pair touching in the last step, with its normal, friction and
+        net impulses (N s) and its number of contact points."""
 
     # Settings.
     @property
