@@ -17,7 +17,7 @@ fn every_builtin_scene_runs_a_few_steps_or_names_the_missing_feature() {
         })
         .collect();
     names.sort();
-    assert_eq!(names.len(), 12, "{names:?}");
+    assert_eq!(names.len(), 13, "{names:?}");
     for name in &names {
         let dir = tempfile::tempdir().unwrap();
         let out_dir = dir.path().join("run");

@@ -3,6 +3,7 @@
 
 pub mod measure;
 pub mod record;
+pub mod sensors;
 pub mod snapshot;
 
 use std::io::IsTerminal;
@@ -23,6 +24,7 @@ use crate::scene::{self, BuiltScene, SceneError};
 use crate::step_error;
 use measure::measure;
 use record::Recorder;
+use sensors::SensorRecorder;
 
 /// Arguments of `stiction run`.
 #[derive(Debug, Args)]
@@ -51,8 +53,8 @@ pub struct RunArgs {
 
 const RUN_AFTER: &str = "\
 Writes DIR/scene.json (the scene as run), DIR/trajectory.csv, DIR/stats.csv, \
-DIR/joint_forces.csv and DIR/contact_forces.csv (if the scene's [record] asks) and \
-DIR/summary.json; \
+DIR/joint_forces.csv and DIR/contact_forces.csv (if the scene's [record] asks), \
+DIR/<name>.csv for each of the scene's [[sensors]] and DIR/summary.json; \
 docs/scene-format.md lists their columns.
 
 With --snapshot-every N, also DIR/snapshot-<step>.bin after every N-th step (the complete \
@@ -375,6 +377,8 @@ pub fn execute_with(
     std::fs::write(out.join(record::SCENE_FILE), scene_json + "\n")
         .map_err(|e| CliError::write(out, e))?;
     let mut recorder = Recorder::create(out, &scene).map_err(|e| CliError::write(out, e))?;
+    let mut sensors =
+        SensorRecorder::create(out, &scene.sensors).map_err(|e| CliError::write(out, e))?;
     // The statistics file has each step's phase times.
     scene.world.set_time_phases(true);
 
@@ -384,6 +388,9 @@ pub fn execute_with(
     if options.resumed_from_step.is_none() {
         recorder
             .record(&scene, 0, None, &start)
+            .map_err(|e| CliError::write(out, e))?;
+        sensors
+            .record(&mut scene.world, 0, scene.steps)
             .map_err(|e| CliError::write(out, e))?;
     }
     let bar = Progress::new(scene.steps, progress);
@@ -423,6 +430,11 @@ pub fn execute_with(
                 .record(&scene, step, Some(&stats), &last)
                 .map_err(|e| CliError::write(out, e))?;
         }
+        if !sensors.is_empty() {
+            sensors
+                .record(&mut scene.world, step, scene.steps)
+                .map_err(|e| CliError::write(out, e))?;
+        }
         if options.snapshot_every.is_some_and(|n| step % n == 0) {
             snapshot::write_snapshot(&scene.world, out, step)?;
         }
@@ -430,6 +442,7 @@ pub fn execute_with(
     }
     bar.finish();
     recorder.finish().map_err(|e| CliError::write(out, e))?;
+    sensors.finish().map_err(|e| CliError::write(out, e))?;
     if error.is_none() {
         last = measure(&scene.world);
     }
@@ -481,6 +494,7 @@ fn written_files(scene: &BuiltScene) -> Vec<String> {
             files.push(name.to_string());
         }
     }
+    files.extend(sensors::files(&scene.sensors));
     files.push(record::SUMMARY_FILE.to_string());
     files
 }

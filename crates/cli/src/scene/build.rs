@@ -30,6 +30,7 @@ use crate::scene::schema::{
     LimitDesc, MotorDesc, RecordDesc, RenderDesc, SceneFile, ShapeDesc, ShapeKind, SolverKind,
     DEFAULT_GRAVITY, DEFAULT_STEP, WORLD,
 };
+use crate::scene::sensors::{self, BuiltSensor};
 use crate::scene::validate;
 
 /// The density of a body that gives neither mass nor density, kg/m^3 (water).
@@ -80,6 +81,12 @@ pub struct BuiltBody {
     pub shapes: Vec<PlacedShape>,
     /// Display colour, if the file gives one.
     pub color: Option<[f64; 3]>,
+    /// The engine collider of each shape of `shapes`, in order (`None`: a shape that does
+    /// not collide, or a scene without contacts).
+    pub colliders: Vec<Option<ColliderHandle>>,
+    /// Where the file's body frame origin (`position`) lies in the engine's body frame,
+    /// m: minus the centre of mass of a dynamic body, zero otherwise (and for model links).
+    pub origin: Vec3,
 }
 
 /// A joint of the built scene.
@@ -118,6 +125,8 @@ pub struct BuiltScene {
     pub joints: Vec<BuiltJoint>,
     /// What to record.
     pub record: RecordDesc,
+    /// The sensors of `[[sensors]]`, resolved to engine handles, in file order.
+    pub sensors: Vec<BuiltSensor>,
     /// Camera and frames.
     pub render: RenderDesc,
 }
@@ -167,6 +176,7 @@ pub fn start(scene: &SceneFile, fallback_name: &str) -> Result<BuiltScene, Field
         excluded_pairs: Vec::new(),
         collision_masks: BTreeMap::new(),
         record: scene.record.clone(),
+        sensors: Vec::new(),
         render: scene.render.clone(),
     })
 }
@@ -230,6 +240,7 @@ pub fn finish(built: &mut BuiltScene, scene: &SceneFile) -> Result<(), FieldErro
         &built.excluded_pairs,
         &built.collision_masks,
     );
+    built.sensors = sensors::build(scene, built)?;
     Ok(())
 }
 
@@ -252,10 +263,10 @@ pub fn add_body(
         ));
     }
     let mode = gyroscopic(scene.world.gyroscopic);
-    let body = build_body(&mut built.world, desc, mode, base, path)?;
+    let mut body = build_body(&mut built.world, desc, mode, base, path)?;
     if scene.world.contacts {
         let shapes: Vec<_> = desc.shapes.iter().zip(body.shapes.iter()).collect();
-        colliders::add_colliders(
+        body.colliders = colliders::add_colliders(
             &mut built.world,
             body.handle,
             &shapes,
@@ -430,6 +441,10 @@ fn body_mass(
     let density = desc.density.unwrap_or(DEFAULT_DENSITY);
     let mut total: Option<MassProperties> = None;
     for (j, shape) in shapes.iter().enumerate() {
+        // A sensor shape is a region, not matter.
+        if desc.shapes.get(j).is_some_and(|s| s.sensor) {
+            continue;
+        }
         let Some(mass) = shape_mass(shape, density) else {
             continue;
         };
@@ -508,6 +523,7 @@ fn build_body(
         .gravity(desc.gravity)
         .linear_damping(desc.linear_damping)
         .angular_damping(desc.angular_damping)
+        .ccd(desc.ccd)
         .gyroscopic_mode(desc.gyroscopic.map_or(default_mode, gyroscopic));
     if let Some(w) = desc.angular_velocity {
         builder = builder.angular_velocity(Vec3::from_array(w));
@@ -522,8 +538,10 @@ fn build_body(
         name: desc.name.clone(),
         handle: world.add_body(body),
         kind,
+        colliders: vec![None; shapes.len()],
         shapes,
         color: desc.color,
+        origin: -center,
     })
 }
 

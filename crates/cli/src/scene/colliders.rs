@@ -10,16 +10,19 @@ use crate::scene::build::{Geometry, PlacedShape};
 use crate::scene::error::FieldError;
 use crate::scene::schema::{JointDesc, MaterialDesc, ShapeDesc};
 
-/// Adds a collider for every shape of `body` that collides.
+/// Adds a collider for every shape of `body` that collides (a sensor for a shape with
+/// `sensor = true`); returns each shape's collider, `None` for those that do not collide.
 pub fn add_colliders(
     world: &mut World,
     body: BodyHandle,
     shapes: &[(&ShapeDesc, &PlacedShape)],
     materials: &BTreeMap<String, MaterialDesc>,
     path: &str,
-) -> Result<(), FieldError> {
+) -> Result<Vec<Option<ColliderHandle>>, FieldError> {
+    let mut handles = Vec::with_capacity(shapes.len());
     for (j, (desc, placed)) in shapes.iter().enumerate() {
         if !desc.collide {
+            handles.push(None);
             continue;
         }
         let field = format!("{path}.shapes[{j}]");
@@ -59,11 +62,12 @@ pub fn add_colliders(
             position: placed.offset,
             orientation: placed.rotation,
         };
-        world
-            .add_collider(builder.pose(pose).material(material), Some(body))
-            .map_err(engine)?;
+        let builder = builder.pose(pose).material(material).sensor(desc.sensor);
+        handles.push(Some(
+            world.add_collider(builder, Some(body)).map_err(engine)?,
+        ));
     }
-    Ok(())
+    Ok(handles)
 }
 
 /// The pairs of bodies joined by a joint without `collide_connected`, which must not

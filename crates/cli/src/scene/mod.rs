@@ -10,6 +10,7 @@ pub mod geometry;
 pub mod models;
 pub mod parse;
 pub mod schema;
+pub mod sensors;
 pub mod validate;
 
 use std::path::Path;

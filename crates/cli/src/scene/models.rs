@@ -134,12 +134,15 @@ pub fn add_model(
                 AddModelError::Field(FieldError::invalid(format!("{path}.file"), e.to_string()))
             })?
             .kind();
+        let shapes = collider_shapes(&built.world, handle);
         built.bodies.push(BuiltBody {
-            shapes: collider_shapes(&built.world, handle),
+            colliders: vec![None; shapes.len()],
+            shapes,
             name,
             handle,
             kind,
             color: None,
+            origin: Vec3::ZERO,
         });
     }
 

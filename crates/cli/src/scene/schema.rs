@@ -43,6 +43,9 @@ pub struct SceneFile {
     /// The joints, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub joints: Vec<JointDesc>,
+    /// Sensors recorded by `stiction run`, one CSV file each, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sensors: Vec<SensorDesc>,
     /// What `stiction run` writes.
     #[serde(default)]
     pub record: RecordDesc,
@@ -282,6 +285,11 @@ pub struct BodyDesc {
     /// Display colour `[r, g, b]` in `[0, 1]`; default from a palette.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<Vector>,
+    /// Continuous collision (`RigidBodyBuilder::ccd`): the body's colliders sweep their
+    /// motion over each step so that a fast body cannot pass through a thin one (dynamic
+    /// and kinematic bodies); default false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ccd: bool,
 }
 
 fn yes() -> bool {
@@ -382,6 +390,13 @@ pub struct ShapeDesc {
     /// Whether the shape collides; default true.
     #[serde(default = "yes")]
     pub collide: bool,
+    /// A sensor (`ColliderBuilder::sensor`): it reports which colliders overlap it and
+    /// exerts no force; it adds no mass to its body. Default false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sensor: bool,
+    /// A name, unique among the body's shapes, by which an overlap sensor may name it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// How a model's root link is attached (`models[i].base`).
@@ -556,6 +571,107 @@ pub const WORLD: &str = "world";
 
 fn world_name() -> String {
     WORLD.to_string()
+}
+
+/// Sensor types (`sensors[i].type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SensorKind {
+    /// A range finder or lidar: the distance along each of its beams to the first
+    /// collider (`World::cast_rays`).
+    #[default]
+    Range,
+    /// The contacts of one body: touching pairs, impulses, net force, began and ended
+    /// pairs (`World::contact_pairs`, `contact_force`, `contact_events`).
+    Contact,
+    /// The constraint force and torque of one joint on its two bodies
+    /// (`Joint::feedback`).
+    ForceTorque,
+    /// A sensor shape (`sensor = true`): its current overlaps and the overlaps that began
+    /// and ended (`World::sensor_overlaps`, `sensor_events`).
+    Overlap,
+}
+
+/// Which shape of a body: its index in the body's `shapes`, or its `name`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, expecting = "a shape index (0, 1, ...) or a shape name")]
+pub enum ShapeRef {
+    /// Index into the body's `shapes`, from 0.
+    Index(u64),
+    /// The shape's `name`.
+    Name(String),
+}
+
+/// What a range sensor's CSV file holds for a beam that hits nothing within `max_range`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoHitDesc {
+    /// An empty field.
+    #[default]
+    Empty,
+    /// `max_range`.
+    MaxRange,
+}
+
+/// A sensor: what it measures is recorded into `<name>.csv` in the run directory. The
+/// fields each type takes are checked by [`crate::scene::sensors`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SensorDesc {
+    /// Unique name; the CSV file is `<name>.csv`. Default `sensor<i>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `range`, `contact`, `force_torque` or `overlap`.
+    #[serde(rename = "type")]
+    pub kind: SensorKind,
+    /// Record every this many steps (and always the last), `>= 1`; default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<u64>,
+    /// The body carrying the sensor (range: optional, default the static world; contact
+    /// and overlap: required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// The joint measured (force_torque).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint: Option<String>,
+    /// The sensor shape of `body` (overlap): index or name; default its only sensor shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<ShapeRef>,
+    /// Where the beams start (range), m, in the body's frame (the world's without `body`);
+    /// default `[0, 0, 0]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Vector>,
+    /// The sensor frame's orientation (range), quaternion `[w, x, y, z]`, in the body's
+    /// frame: the middle beam runs along its x axis, the fan spreads about its z axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<[f64; 4]>,
+    /// The sensor frame's orientation as an axis and angle (range).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis_angle: Option<AxisAngle>,
+    /// The middle beam's direction (range), instead of an orientation: the sensor frame is
+    /// the shortest rotation taking x onto it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Vector>,
+    /// Number of beams of the fan (range), `>= 1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beams: Option<u64>,
+    /// Angle the fan spans (range), degrees, in `(0, 360]`; required for more than one
+    /// beam.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fov: Option<f64>,
+    /// Every beam's direction in the sensor frame (range), instead of `beams` and `fov`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directions: Option<Vec<Vector>>,
+    /// Longest distance measured (range), m, finite and `> 0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_range: Option<f64>,
+    /// A body the beams do not see (range); default `body`, so a sensor does not see the
+    /// body carrying it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude_body: Option<String>,
+    /// What a beam that hits nothing reads (range): `empty` (default) or `max_range`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_hit: Option<NoHitDesc>,
 }
 
 /// What `stiction run` writes besides the summary.

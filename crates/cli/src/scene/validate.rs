@@ -15,7 +15,7 @@ use crate::scene::schema::{
     DEFAULT_STEP, WORLD,
 };
 
-type Check = Result<(), FieldError>;
+pub(crate) type Check = Result<(), FieldError>;
 
 /// The most steps a scene may ask for (through `steps`, or `duration` over `world.step`):
 /// about 46 hours at 60 Hz. `stiction run` keeps a few numbers per step, so a larger count
@@ -66,6 +66,7 @@ pub fn validate(scene: &SceneFile) -> Check {
     for (i, joint) in scene.joints.iter().enumerate() {
         self::joint(&format!("joints[{i}]"), joint, &kinds)?;
     }
+    crate::scene::sensors::validate(scene)?;
     record(&scene.record)?;
     render(&scene.render)
 }
@@ -181,10 +182,28 @@ fn body(path: &str, body: &BodyDesc, materials: &BTreeMap<String, MaterialDesc>)
             ));
         }
     }
+    if body.ccd && body.kind == BodyKindDesc::Static {
+        return Err(FieldError::invalid(
+            format!("{path}.ccd"),
+            "a static body never moves: continuous collision applies to dynamic and kinematic bodies",
+        ));
+    }
     // The shapes before the mass: a dynamic body whose only shape is a mesh is told why
     // the mesh cannot be there rather than that it has no volume.
     for (j, shape) in body.shapes.iter().enumerate() {
         self::shape(&format!("{path}.shapes[{j}]"), shape, body.kind, materials)?;
+        if let Some(name) = &shape.name {
+            let first = body
+                .shapes
+                .iter()
+                .position(|s| s.name.as_ref() == Some(name));
+            if first != Some(j) {
+                return Err(FieldError::invalid(
+                    format!("{path}.shapes[{j}].name"),
+                    format!("shape names must be unique in a body: `{name}` is used twice"),
+                ));
+            }
+        }
     }
     mass(path, body)?;
     non_negative(&format!("{path}.linear_damping"), body.linear_damping)?;
@@ -230,11 +249,13 @@ fn mass(path: &str, body: &BodyDesc) -> Check {
             ));
         }
     }
+    // Sensor shapes are regions, not matter: they add no mass.
     let has_volume = body.shapes.iter().any(|s| {
-        !matches!(
-            s.kind,
-            ShapeKind::Plane | ShapeKind::Mesh | ShapeKind::Heightfield
-        )
+        !s.sensor
+            && !matches!(
+                s.kind,
+                ShapeKind::Plane | ShapeKind::Mesh | ShapeKind::Heightfield
+            )
     });
     let described = body.mass.is_some() && body.inertia.is_some();
     if body.kind == BodyKindDesc::Dynamic && !has_volume && !described {
@@ -428,6 +449,20 @@ fn shape(
     }
     finite_vector(&format!("{path}.offset"), shape.offset)?;
     rotation(path, shape.orientation, shape.axis_angle.as_ref())?;
+    if shape.sensor && !shape.collide {
+        return Err(FieldError::invalid(
+            format!("{path}.sensor"),
+            "a sensor shape must take part in collision detection: remove collide = false",
+        ));
+    }
+    if let Some(name) = &shape.name {
+        if name.trim().is_empty() {
+            return Err(FieldError::invalid(
+                format!("{path}.name"),
+                "must be non-empty",
+            ));
+        }
+    }
     if let Some(name) = &shape.material {
         if !materials.contains_key(name) {
             return Err(FieldError::invalid(
@@ -716,7 +751,11 @@ fn render(render: &RenderDesc) -> Check {
     Ok(())
 }
 
-fn rotation(path: &str, quaternion: Option<[f64; 4]>, axis_angle: Option<&AxisAngle>) -> Check {
+pub(crate) fn rotation(
+    path: &str,
+    quaternion: Option<[f64; 4]>,
+    axis_angle: Option<&AxisAngle>,
+) -> Check {
     if quaternion.is_some() && axis_angle.is_some() {
         return Err(FieldError::invalid(
             format!("{path}.axis_angle"),
@@ -740,7 +779,7 @@ fn rotation(path: &str, quaternion: Option<[f64; 4]>, axis_angle: Option<&AxisAn
     Ok(())
 }
 
-fn direction(field: &str, v: Vector) -> Check {
+pub(crate) fn direction(field: &str, v: Vector) -> Check {
     finite_vector(field, v)?;
     if v == [0.0; 3] {
         return Err(FieldError::invalid(
@@ -751,7 +790,7 @@ fn direction(field: &str, v: Vector) -> Check {
     Ok(())
 }
 
-fn finite_vector(field: &str, v: Vector) -> Check {
+pub(crate) fn finite_vector(field: &str, v: Vector) -> Check {
     if v.iter().all(|c| c.is_finite()) {
         Ok(())
     } else {
@@ -762,7 +801,7 @@ fn finite_vector(field: &str, v: Vector) -> Check {
     }
 }
 
-fn finite(field: &str, value: f64) -> Check {
+pub(crate) fn finite(field: &str, value: f64) -> Check {
     if value.is_finite() {
         Ok(())
     } else {
@@ -773,7 +812,7 @@ fn finite(field: &str, value: f64) -> Check {
     }
 }
 
-fn positive(field: &str, value: f64) -> Check {
+pub(crate) fn positive(field: &str, value: f64) -> Check {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
@@ -784,7 +823,7 @@ fn positive(field: &str, value: f64) -> Check {
     }
 }
 
-fn non_negative(field: &str, value: f64) -> Check {
+pub(crate) fn non_negative(field: &str, value: f64) -> Check {
     if value.is_finite() && value >= 0.0 {
         Ok(())
     } else {
