@@ -63,7 +63,7 @@ fn check_parsed(file: &SceneFile, path: &Path) {
         Err(SceneError::Invalid { field, rule, .. }) => {
             assert!(!rule.trim().is_empty(), "an empty rule at {field}");
             if stiction_cli::scene::validate::validate(file).is_ok() {
-                let element = ["bodies[", "joints[", "models["]
+                let element = ["bodies[", "joints[", "models[", "sensors["]
                     .iter()
                     .any(|p| field.starts_with(p));
                 assert!(
