@@ -98,10 +98,9 @@ def test_rays_at_spheres_hit_at_analytic_distances():
     np.testing.assert_allclose(along.distances, [1.75, 4.5, 7.0], atol=1e-12)
     np.testing.assert_allclose(along.normals, [[-1, 0, 0]] * 3, atol=1e-12)
     assert len(world.cast_ray_all((0, 0, 0), (1, 0, 0), 4.0)) == 1
-    # Solid: from inside, distance 0 at the origin (the normal is then parry's: zero for
-    # a box, some unit vector for a sphere).
+    # Solid: from inside, distance 0 at the origin with a zero normal, for every shape.
     inside = world.cast_ray((8.0, 0.0, 0.2), (0, 0, 1))
-    assert inside.collider == 2 and inside.distance == 0.0
+    assert inside.collider == 2 and inside.distance == 0.0 and np.all(inside.normal == 0.0)
     np.testing.assert_array_equal(inside.point, (8.0, 0.0, 0.2))
     world.add_collider("box", half_extents=(1, 1, 1), position=(0, 5, 0))
     inside = world.cast_ray((0.2, 5.3, 0.1), (1, 0, 0))

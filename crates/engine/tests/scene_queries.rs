@@ -817,3 +817,32 @@ fn a_lidar_of_1024_beams_matches_single_casts_and_allocates_nothing() {
         assert_eq!((out.len(), out.capacity()), (beams.len(), capacity));
     }
 }
+
+#[test]
+fn a_ray_starting_inside_any_shape_hits_at_zero_with_a_zero_normal() {
+    let mut world = World::new();
+    let shapes = [
+        ColliderBuilder::ball(0.5).unwrap(),
+        ColliderBuilder::cuboid(Vec3::splat(0.5)).unwrap(),
+        ColliderBuilder::cylinder(0.5, 0.5).unwrap(),
+        ColliderBuilder::capsule(0.5, 0.3).unwrap(),
+    ];
+    for (i, shape) in shapes.into_iter().enumerate() {
+        let x = 3.0 * i as f64;
+        world
+            .add_collider(shape.position(Vec3::new(x, 0.0, 0.0)), None)
+            .unwrap();
+        let origin = Vec3::new(x + 0.1, 0.05, 0.1);
+        for dir in [Vec3::X, Vec3::Z, Vec3::new(1.0, -2.0, 0.5).normalize()] {
+            let hit = world
+                .cast_ray(origin, dir, 10.0, &QueryFilter::new())
+                .expect("a solid ray from inside hits");
+            assert_eq!((hit.toi, hit.normal), (0.0, Vec3::ZERO), "shape {i}, dir {dir}");
+        }
+        // From outside, the normal is the surface's.
+        let hit = world
+            .cast_ray(Vec3::new(x, 0.0, 5.0), -Vec3::Z, 10.0, &QueryFilter::new())
+            .unwrap();
+        assert!((hit.normal - Vec3::Z).length() < 1e-9, "shape {i}: {}", hit.normal);
+    }
+}

@@ -481,12 +481,15 @@ impl<'w> SceneQuery<'w> {
             .shape
             .cast_ray_and_get_normal(&c.pose, ray, max_toi, true)?;
         let toi = hit.time_of_impact;
+        // A ray starting inside hits at 0 with no meaningful normal; parry's varies by
+        // shape (a ball gives -z, a cylinder -dir), so report zero for every shape.
+        let inside = toi == 0.0 && c.collider.shape.contains_point(&c.pose, ray.origin);
         Some(RayHit {
             collider: c.handle,
             body: c.collider.body,
             toi,
             point: ray.origin + ray.dir * toi,
-            normal: hit.normal,
+            normal: if inside { Vec3::ZERO } else { hit.normal },
         })
     }
 
