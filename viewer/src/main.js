@@ -1,0 +1,686 @@
+// The stiction viewer: a recorded (or live) scene drawn with three.js, a timeline, toggles
+// for contacts, joints, islands, sleep and body frames, plots linked to the timeline, and
+// the body under the pointer described. docs/viewer.md describes the page and its data.
+
+import {
+  AxesHelper,
+  Color,
+  DirectionalLight,
+  Group,
+  HemisphereLight,
+  MeshStandardMaterial,
+  Object3D,
+  PCFShadowMap,
+  PerspectiveCamera,
+  Plane,
+  Raycaster,
+  Scene,
+  Vector2,
+  Vector3,
+  WebGLRenderer,
+} from 'three';
+import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+
+import { config, contactForce, fmt, fmtVec, length3, loadScene, typicalContactForce, normalizeFrame, velocity } from './data.js';
+import { appendLiveFrame, LiveLink } from './live.js';
+import { Overlays } from './overlays.js';
+import { Plots } from './plots.js';
+import { planeMesh, shapeMesh, shapeReach } from './shapes.js';
+import { injectStyle } from './style.js';
+
+const PALETTE = [
+  0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0x86bcb6,
+];
+const ISLAND_PALETTE = [
+  0xe6194b, 0x3cb44b, 0xffe119, 0x4363d8, 0xf58231, 0x911eb4, 0x46f0f0, 0xf032e6, 0xbcf60c, 0xfabebe,
+  0x008080, 0xe6beff, 0x9a6324, 0xfffac8, 0x800000, 0xaaffc3,
+];
+const STATIC_COLOR = 0x9ea3ab;
+const NO_ISLAND_COLOR = 0x8a8f98;
+const SLEEP_COLOR = new Color(0x30333a);
+const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 4];
+
+// The test hook, there before anything loads: tests wait for `ready`.
+const api = {
+  ready: false,
+  error: null,
+  viewer: null,
+  get frameIndex() {
+    return this.viewer ? this.viewer.index : 0;
+  },
+  get frameCount() {
+    return this.viewer ? this.viewer.scene.frames.length : 0;
+  },
+  bodyPositions() {
+    return this.viewer ? this.viewer.bodyPositions() : [];
+  },
+  setFrame(i) {
+    if (this.viewer) this.viewer.setFrame(i);
+    return this.frameIndex;
+  },
+};
+window.stictionViewer = api;
+
+function el(tag, className, parent, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+class Viewer {
+  constructor(scene, cfg) {
+    this.scene = scene;
+    this.live = cfg.live;
+    this.index = 0;
+    this.playing = false;
+    this.speed = 1;
+    this.playTime = 0;
+    this.livePlaying = false;
+    this.hovered = null;
+    this.selected = null;
+    this.fitted = false;
+    this.options = { contacts: true, joints: true, islands: false, sleeping: true, frames: false, forceScale: 1 };
+    this.buildDom();
+    this.buildThree();
+    this.buildBodies();
+    this.fitView();
+    this.plots = new Plots(this.plotBox, (i) => this.setFrame(i));
+    this.plots.setSeries(this.scene.plots, this.scene.frames.length);
+    this.bindInput();
+    this.setFrame(0);
+    this.last = performance.now();
+    requestAnimationFrame((t) => this.loop(t));
+  }
+
+  // ---- page -----------------------------------------------------------------------------
+
+  buildDom() {
+    document.title = this.scene.title ? `${this.scene.title} - stiction viewer` : 'stiction viewer';
+    const top = el('div', 'sv-top', document.body);
+    el('span', 'sv-title', top, this.scene.title || 'stiction viewer');
+    el('span', '', top, `${this.scene.bodies.length} bodies, ${this.scene.joints.length} joints${this.live ? ', live' : ''}`);
+    this.status = el('span', 'sv-status', top, '');
+    this.view = el('div', 'sv-view', document.body);
+    this.info = el('div', 'sv-info', this.view);
+    const toggles = el('div', 'sv-toggles', this.view);
+    const toggle = (key, label) => {
+      const l = el('label', '', toggles);
+      const box = el('input', '', l);
+      box.type = 'checkbox';
+      box.checked = this.options[key];
+      box.dataset.toggle = key;
+      box.addEventListener('change', () => {
+        this.options[key] = box.checked;
+        this.applyFrame();
+      });
+      l.appendChild(document.createTextNode(` ${label}`));
+    };
+    toggle('contacts', 'contacts: points, normals, forces');
+    toggle('joints', 'joint anchors and axes');
+    toggle('islands', 'colour by island');
+    toggle('sleeping', 'dim sleeping bodies');
+    toggle('frames', 'body frames');
+    const scaleLabel = el('label', '', toggles, 'force scale ');
+    const scale = el('input', '', scaleLabel);
+    scale.type = 'range';
+    scale.min = '-2';
+    scale.max = '2';
+    scale.step = '0.1';
+    scale.value = '0';
+    scale.addEventListener('input', () => {
+      this.options.forceScale = Math.pow(10, Number(scale.value));
+      this.applyFrame();
+    });
+    el('div', 'sv-hint', this.view, this.live
+      ? 'drag: orbit, right-drag: pan, wheel: zoom, click: select, shift-drag a body: pull it'
+      : 'drag: orbit, right-drag: pan, wheel: zoom, click: select; space: play, arrows: step');
+
+    const bar = el('div', 'sv-bar', document.body);
+    const button = (text, title, action) => {
+      const b = el('button', '', bar, text);
+      b.title = title;
+      b.addEventListener('click', () => {
+        action();
+        // Keys (space, arrows) go to the page's shortcuts, not to the last button clicked.
+        b.blur();
+      });
+      return b;
+    };
+    button('|\u25c0', 'first frame (Home)', () => this.setFrame(0));
+    button('\u25c0', 'previous frame (left arrow)', () => this.stepBy(-1));
+    this.playButton = button('\u25b6', 'play / pause (space)', () => this.togglePlay());
+    button('\u25b6|', 'next frame (right arrow)', () => this.stepForward());
+    if (this.live) button('\u21ba', 'reset the simulation', () => this.resetLive());
+    this.speedSelect = el('select', '', bar);
+    this.speedSelect.title = 'playback speed';
+    for (const s of SPEEDS) {
+      const o = el('option', '', this.speedSelect, `${s}x`);
+      o.value = String(s);
+      if (s === 1) o.selected = true;
+    }
+    this.speedSelect.addEventListener('change', () => {
+      this.speed = Number(this.speedSelect.value);
+    });
+    if (this.live) this.speedSelect.disabled = true;
+    this.timeline = el('input', 'sv-timeline', bar);
+    this.timeline.type = 'range';
+    this.timeline.min = '0';
+    this.timeline.step = '1';
+    this.timeline.addEventListener('input', () => this.setFrame(Number(this.timeline.value)));
+    this.frameLabel = el('span', 'sv-frame', bar, '');
+    this.plotBox = el('div', 'sv-plots', document.body);
+  }
+
+  setStatus(text, error) {
+    this.status.textContent = text;
+    this.status.classList.toggle('sv-error', !!error);
+  }
+
+  // ---- three.js -------------------------------------------------------------------------
+
+  buildThree() {
+    const up = new Vector3(...this.scene.up).normalize();
+    Object3D.DEFAULT_UP.copy(up);
+    this.up = up;
+    this.renderer = new WebGLRenderer({ antialias: true });
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+    this.renderer.shadowMap.enabled = true;
+    this.renderer.shadowMap.type = PCFShadowMap;
+    this.view.insertBefore(this.renderer.domElement, this.view.firstChild);
+    this.three = new Scene();
+    this.three.background = new Color(0x2a2e36);
+    this.camera = new PerspectiveCamera(45, 1, 0.01, 1000);
+    this.camera.up.copy(up);
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.controls.enableDamping = true;
+    this.controls.dampingFactor = 0.15;
+    const hemi = new HemisphereLight(0xdde6ff, 0x3a3228, 1.4);
+    hemi.position.copy(up);
+    this.three.add(hemi);
+    this.sun = new DirectionalLight(0xffffff, 2.2);
+    this.sun.castShadow = true;
+    this.sun.shadow.mapSize.set(2048, 2048);
+    this.three.add(this.sun, this.sun.target);
+    this.raycaster = new Raycaster();
+    this.pointer = new Vector2();
+    const resize = () => {
+      const w = Math.max(1, this.view.clientWidth);
+      const h = Math.max(1, this.view.clientHeight);
+      this.renderer.setSize(w, h, false);
+      this.camera.aspect = w / h;
+      this.camera.updateProjectionMatrix();
+    };
+    new ResizeObserver(resize).observe(this.view);
+    resize();
+  }
+
+  buildBodies() {
+    this.groups = [];
+    this.materials = [];
+    this.pickable = [];
+    this.reach = [];
+    this.axes = [];
+    this.scene.bodies.forEach((body, b) => {
+      const group = new Group();
+      group.name = body.name;
+      const base = body.kind === 'dynamic' ? PALETTE[b % PALETTE.length] : STATIC_COLOR;
+      const material = new MeshStandardMaterial({ color: base, roughness: 0.55, metalness: 0.05 });
+      const materials = [material];
+      let reach = 0;
+      for (const shape of body.shapes) {
+        if (shape.kind === 'plane') {
+          this.pendingPlanes = this.pendingPlanes || [];
+          this.pendingPlanes.push({ shape, body: b });
+          continue;
+        }
+        const mesh = shapeMesh(shape, material);
+        if (!mesh) continue;
+        if (mesh.material !== material) materials.push(mesh.material);
+        mesh.userData.body = b;
+        group.add(mesh);
+        this.pickable.push(mesh);
+        reach = Math.max(reach, shapeReach(shape));
+      }
+      reach = Math.max(reach, 0.02);
+      const axes = new AxesHelper(reach * 1.4);
+      axes.material.depthTest = false;
+      axes.renderOrder = 4;
+      axes.visible = false;
+      group.add(axes);
+      this.three.add(group);
+      this.groups.push(group);
+      this.materials.push({ list: materials, base: new Color(base) });
+      this.reach.push(reach);
+      this.axes.push(axes);
+    });
+    this.worldGroup = new Group();
+    this.three.add(this.worldGroup);
+    const worldMaterial = new MeshStandardMaterial({ color: STATIC_COLOR, roughness: 0.8 });
+    this.worldPlanes = [];
+    for (const shape of this.scene.world_shapes) {
+      if (shape.kind === 'plane') {
+        this.worldPlanes.push(shape);
+        continue;
+      }
+      const mesh = shapeMesh(shape, worldMaterial);
+      if (mesh) this.worldGroup.add(mesh);
+    }
+  }
+
+  /** Centre and radius of everything that moves (all frames) and of world geometry. */
+  bounds() {
+    const min = new Vector3(Infinity, Infinity, Infinity);
+    const max = new Vector3(-Infinity, -Infinity, -Infinity);
+    const grow = (p, r) => {
+      min.min(new Vector3(p[0] - r, p[1] - r, p[2] - r));
+      max.max(new Vector3(p[0] + r, p[1] + r, p[2] + r));
+    };
+    const frames = this.scene.frames;
+    const stride = Math.max(1, Math.floor(frames.length / 200));
+    for (let i = 0; i < frames.length; i += stride) {
+      frames[i].positions.forEach((p, b) => grow(p, this.reach[b]));
+    }
+    if (frames.length > 0) frames[frames.length - 1].positions.forEach((p, b) => grow(p, this.reach[b]));
+    for (const shape of this.scene.world_shapes) {
+      if (shape.kind === 'plane') continue;
+      grow((shape.pose && shape.pose.position) || [0, 0, 0], shapeReach(shape));
+    }
+    if (!(min.x <= max.x)) return { centre: new Vector3(0, 0, 0), radius: 1 };
+    const centre = min.clone().add(max).multiplyScalar(0.5);
+    return { centre, radius: Math.max(0.25, min.distanceTo(max) / 2) };
+  }
+
+  fitView() {
+    const { centre, radius } = this.bounds();
+    this.centre = centre;
+    this.radius = radius;
+    const up = this.up;
+    const any = Math.abs(up.x) < 0.9 ? new Vector3(1, 0, 0) : new Vector3(0, 1, 0);
+    const e1 = any.clone().addScaledVector(up, -any.dot(up)).normalize();
+    const e2 = new Vector3().crossVectors(up, e1);
+    const dir = e1.clone().multiplyScalar(0.55).addScaledVector(e2, -1).addScaledVector(up, 0.6).normalize();
+    const distance = radius / Math.sin((this.camera.fov * Math.PI) / 360) * 1.1;
+    this.camera.position.copy(centre).addScaledVector(dir, distance);
+    this.camera.near = Math.max(1e-3, distance / 500);
+    this.camera.far = distance * 50 + radius * 100;
+    this.camera.updateProjectionMatrix();
+    this.controls.target.copy(centre);
+    this.controls.update();
+    // The sun: above and to the side; its shadow box holds the scene.
+    const sunDir = up.clone().multiplyScalar(1).addScaledVector(e1, 0.45).addScaledVector(e2, -0.3).normalize();
+    this.sun.position.copy(centre).addScaledVector(sunDir, radius * 4);
+    this.sun.target.position.copy(centre);
+    const cam = this.sun.shadow.camera;
+    cam.left = cam.bottom = -radius * 1.6;
+    cam.right = cam.top = radius * 1.6;
+    cam.near = radius * 0.5;
+    cam.far = radius * 8;
+    cam.updateProjectionMatrix();
+    this.sun.shadow.bias = -0.0005;
+    this.sun.shadow.normalBias = radius * 0.004;
+    // Planes: squares around the scene.
+    if (this.planeMeshes) for (const m of this.planeMeshes) this.worldGroup.remove(m);
+    this.planeMeshes = [];
+    const half = Math.max(10, radius * 8);
+    for (const shape of this.worldPlanes) {
+      const mesh = planeMesh(shape, half, [centre.x, centre.y, centre.z]);
+      this.planeMeshes.push(mesh);
+      this.worldGroup.add(mesh);
+    }
+    if (this.pendingPlanes) {
+      for (const { shape, body } of this.pendingPlanes) {
+        // In the body frame: the plane's pose is relative to the body.
+        this.groups[body].add(planeMesh(shape, half, [0, 0, 0]));
+      }
+      this.pendingPlanes = null;
+    }
+    if (this.overlays) {
+      this.three.remove(this.overlays.contactGroup, this.overlays.jointGroup);
+    }
+    this.overlays = new Overlays(this.three, radius);
+    const typical = typicalContactForce(this.scene.frames);
+    this.forceUnit = typical > 0 ? (radius * 0.25) / typical : 0;
+    this.fitted = this.scene.frames.length > 0;
+  }
+
+  // ---- frames ---------------------------------------------------------------------------
+
+  frame() {
+    return this.scene.frames[this.index];
+  }
+
+  setFrame(i) {
+    const n = this.scene.frames.length;
+    if (n === 0) {
+      this.index = 0;
+      this.applyFrame();
+      return;
+    }
+    const index = Math.max(0, Math.min(n - 1, Math.round(Number(i) || 0)));
+    this.index = index;
+    this.playTime = this.scene.frames[index].time;
+    this.applyFrame();
+  }
+
+  stepBy(delta) {
+    this.playing = false;
+    this.setFrame(this.index + delta);
+  }
+
+  stepForward() {
+    if (this.live && this.index >= this.scene.frames.length - 1) {
+      this.link.send({ type: 'step' });
+      return;
+    }
+    this.stepBy(1);
+  }
+
+  togglePlay() {
+    if (this.live) {
+      this.link.send({ type: this.livePlaying ? 'pause' : 'play' });
+      return;
+    }
+    const n = this.scene.frames.length;
+    if (n < 2) return;
+    if (!this.playing && this.index >= n - 1) this.setFrame(0);
+    this.playing = !this.playing;
+    this.playTime = this.frame().time;
+    this.updateBar();
+  }
+
+  async resetLive() {
+    const clear = () => {
+      this.link.epoch += 1;
+      this.scene.frames.length = 0;
+      for (const key of Object.keys(this.scene.plots)) this.scene.plots[key].length = 0;
+      this.index = 0;
+    };
+    clear();
+    await this.link.send({ type: 'reset' });
+    // Frames asked for while the reset was on its way are dropped too.
+    clear();
+  }
+
+  bodyPositions() {
+    return this.groups.map((g) => [g.position.x, g.position.y, g.position.z]);
+  }
+
+  applyFrame() {
+    const f = this.frame();
+    if (f) {
+      f.positions.forEach((p, b) => {
+        const g = this.groups[b];
+        if (!g) return;
+        g.position.set(p[0], p[1], p[2]);
+        const q = f.orientations[b];
+        g.quaternion.set(q[1], q[2], q[3], q[0]);
+      });
+    }
+    this.updateColours(f);
+    for (const axes of this.axes) axes.visible = this.options.frames;
+    this.overlays.showContacts(f, this.options.contacts, this.forceUnit * this.options.forceScale);
+    this.overlays.showJoints(this.scene.joints, f, this.options.joints);
+    this.updateBar();
+    this.plots.setCursor(this.index);
+    this.updateInfo();
+  }
+
+  updateColours(f) {
+    const colour = new Color();
+    this.materials.forEach((m, b) => {
+      const kind = this.scene.bodies[b].kind;
+      if (this.options.islands && kind === 'dynamic') {
+        const island = f && f.islands ? f.islands[b] : null;
+        colour.set(island === null || island === undefined ? NO_ISLAND_COLOR : ISLAND_PALETTE[island % ISLAND_PALETTE.length]);
+      } else {
+        colour.copy(m.base);
+      }
+      if (this.options.sleeping && f && f.sleeping && f.sleeping[b]) colour.lerp(SLEEP_COLOR, 0.65);
+      const highlight = b === this.selected ? 0x3a3a18 : b === this.hovered ? 0x262626 : 0x000000;
+      for (const material of m.list) {
+        material.color.copy(colour);
+        material.emissive.setHex(highlight);
+      }
+    });
+  }
+
+  updateBar() {
+    const n = this.scene.frames.length;
+    this.timeline.max = String(Math.max(0, n - 1));
+    this.timeline.value = String(this.index);
+    const f = this.frame();
+    this.frameLabel.textContent = f
+      ? `frame ${this.index + 1}/${n}  step ${f.step}  t = ${f.time.toFixed(3)} s`
+      : 'no frames';
+    const playing = this.live ? this.livePlaying : this.playing;
+    this.playButton.textContent = playing ? '||' : '\u25b6';
+  }
+
+  updateInfo() {
+    const b = this.selected !== null ? this.selected : this.hovered;
+    const f = this.frame();
+    if (b === null || !f) {
+      this.info.classList.remove('sv-shown');
+      return;
+    }
+    const body = this.scene.bodies[b];
+    const v = velocity(this.scene.frames, this.index, b);
+    const w = f.angular_velocities ? f.angular_velocities[b] : null;
+    const contact = contactForce(f, b);
+    const rows = [
+      ['kind', `${body.kind}${body.mass ? `, ${fmt(body.mass, 3)} kg` : ''}`],
+      ['position', `${fmtVec(f.positions[b])} m`],
+      ['orientation', `${fmtVec(f.orientations[b])} (w, x, y, z)`],
+      ['velocity', `${fmtVec(v.value, 3)} m/s${v.estimated ? ' (finite difference)' : ''}`],
+      ['speed', `${fmt(length3(v.value), 3)} m/s`],
+    ];
+    if (w) rows.push(['angular velocity', `${fmtVec(w, 3)} rad/s`]);
+    rows.push(['contact force', `${fmtVec(contact.force, 3)} N (${contact.count} points, |F| = ${fmt(length3(contact.force), 3)} N)`]);
+    if (f.sleeping) rows.push(['asleep', f.sleeping[b] ? 'yes' : 'no']);
+    if (f.islands) rows.push(['island', f.islands[b] === null ? 'none' : String(f.islands[b])]);
+    this.info.replaceChildren();
+    el('h3', '', this.info, `${body.name}${this.selected === b ? '' : ' (hover)'}`);
+    const table = el('table', '', this.info);
+    for (const [k, val] of rows) {
+      const tr = el('tr', '', table);
+      el('td', '', tr, k);
+      el('td', '', tr, val);
+    }
+    this.info.classList.add('sv-shown');
+  }
+
+  // ---- input ----------------------------------------------------------------------------
+
+  pick(event) {
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    this.pointer.set(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
+    this.raycaster.setFromCamera(this.pointer, this.camera);
+    const hit = this.raycaster.intersectObjects(this.pickable, false)[0];
+    return hit ? { body: hit.object.userData.body, point: hit.point } : null;
+  }
+
+  bindInput() {
+    const canvas = this.renderer.domElement;
+    let down = null;
+    let grabbing = null;
+    canvas.addEventListener('pointermove', (event) => {
+      if (grabbing) {
+        this.raycaster.setFromCamera(this.pointerOf(event), this.camera);
+        const target = new Vector3();
+        if (this.raycaster.ray.intersectPlane(grabbing.plane, target)) {
+          this.link.grab({ type: 'grab', body: grabbing.body, target: target.toArray(), point: grabbing.point });
+        }
+        return;
+      }
+      const hit = event.buttons ? null : this.pick(event);
+      const hovered = hit ? hit.body : null;
+      if (hovered !== this.hovered) {
+        this.hovered = hovered;
+        canvas.style.cursor = hovered === null ? '' : 'pointer';
+        this.updateColours(this.frame());
+        this.updateInfo();
+      }
+    });
+    canvas.addEventListener('pointerleave', () => {
+      if (this.hovered !== null) {
+        this.hovered = null;
+        this.updateColours(this.frame());
+        this.updateInfo();
+      }
+    });
+    canvas.addEventListener('pointerdown', (event) => {
+      down = { x: event.clientX, y: event.clientY };
+      if (this.live && event.shiftKey && event.button === 0) {
+        const hit = this.pick(event);
+        if (hit && this.scene.bodies[hit.body].kind === 'dynamic') {
+          const normal = new Vector3();
+          this.camera.getWorldDirection(normal);
+          grabbing = { body: hit.body, point: hit.point.toArray(), plane: new Plane().setFromNormalAndCoplanarPoint(normal, hit.point) };
+          this.controls.enabled = false;
+          canvas.setPointerCapture(event.pointerId);
+          this.link.grab({ type: 'grab', body: hit.body, target: hit.point.toArray(), point: hit.point.toArray() });
+        }
+      }
+    });
+    canvas.addEventListener('pointerup', (event) => {
+      if (grabbing) {
+        grabbing = null;
+        this.controls.enabled = true;
+        this.link.release();
+        return;
+      }
+      if (down && Math.hypot(event.clientX - down.x, event.clientY - down.y) < 5 && event.button === 0) {
+        const hit = this.pick(event);
+        this.selected = hit ? hit.body : null;
+        this.updateColours(this.frame());
+        this.updateInfo();
+      }
+      down = null;
+    });
+    window.addEventListener('keydown', (event) => {
+      if (event.target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(event.target.tagName) && event.target.type !== 'range') return;
+      if (event.key === ' ') {
+        this.togglePlay();
+      } else if (event.key === 'ArrowRight') {
+        this.stepForward();
+      } else if (event.key === 'ArrowLeft') {
+        this.stepBy(-1);
+      } else if (event.key === 'Home') {
+        this.setFrame(0);
+      } else if (event.key === 'End') {
+        this.setFrame(this.scene.frames.length - 1);
+      } else {
+        return;
+      }
+      event.preventDefault();
+    });
+  }
+
+  pointerOf(event) {
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    return new Vector2(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
+  }
+
+  // ---- live -----------------------------------------------------------------------------
+
+  startLive() {
+    this.link = new LiveLink({
+      onFrame: (live) => this.onLiveFrame(live),
+      onStatus: (text, error) => this.setStatus(text, error),
+    });
+    this.link.start();
+  }
+
+  onLiveFrame(live) {
+    normalizeFrame(live.frame, this.scene.bodies.length);
+    const n = this.scene.frames.length;
+    const following = n === 0 || this.index >= n - 1;
+    const last = n > 0 ? this.scene.frames[n - 1] : null;
+    const changed = !last || last.step !== live.frame.step;
+    if (changed) {
+      const dropped = appendLiveFrame(this.scene, live);
+      if (!following) this.index = Math.max(0, this.index - dropped);
+    } else {
+      // Paused: the same step again; refresh it in place (contacts after a reset, grabs).
+      this.scene.frames[n - 1] = live.frame;
+    }
+    this.livePlaying = live.playing;
+    if (live.error) this.setStatus(live.error, true);
+    else if (this.status.classList.contains('sv-error') && this.link.failures === 0) this.setStatus('', false);
+    if (!this.fitted) this.fitView();
+    // The arrows' scale follows the forces seen, growing only when they would be too long.
+    const typical = typicalContactForce([live.frame]);
+    if (typical * this.forceUnit > this.radius * 0.5 || this.forceUnit === 0) {
+      this.forceUnit = typical > 0 ? (this.radius * 0.25) / typical : 0;
+    }
+    this.plots.setSeries(this.scene.plots, this.scene.frames.length);
+    if (following) this.index = this.scene.frames.length - 1;
+    this.applyFrame();
+  }
+
+  // ---- loop -----------------------------------------------------------------------------
+
+  loop(now) {
+    const dt = Math.min(0.1, (now - this.last) / 1000);
+    this.last = now;
+    if (this.playing && !this.live) this.advance(dt);
+    this.controls.update();
+    this.renderer.render(this.three, this.camera);
+    requestAnimationFrame((t) => this.loop(t));
+  }
+
+  advance(dt) {
+    const frames = this.scene.frames;
+    const n = frames.length;
+    const timed = n > 1 && frames[n - 1].time > frames[0].time;
+    this.playTime += dt * this.speed * (timed ? 1 : 60);
+    let i = this.index;
+    if (timed) {
+      while (i + 1 < n && frames[i + 1].time <= this.playTime) i += 1;
+    } else {
+      i = Math.min(n - 1, Math.floor(this.playTime));
+    }
+    if (i >= n - 1) {
+      i = n - 1;
+      this.playing = false;
+    }
+    if (i !== this.index || !this.playing) {
+      const time = this.playTime;
+      this.index = i;
+      this.applyFrame();
+      this.playTime = time;
+    }
+  }
+
+  render() {
+    this.renderer.render(this.three, this.camera);
+  }
+}
+
+async function main() {
+  injectStyle();
+  const cfg = config();
+  let scene;
+  try {
+    scene = await loadScene(cfg);
+  } catch (error) {
+    api.error = String(error && error.message ? error.message : error);
+    const box = el('div', 'sv-top', document.body);
+    el('span', 'sv-status sv-error', box, `could not load the scene: ${api.error}`);
+    console.error('stiction viewer:', error);
+    return;
+  }
+  const viewer = new Viewer(scene, cfg);
+  api.viewer = viewer;
+  if (cfg.live) viewer.startLive();
+  viewer.render();
+  api.ready = true;
+}
+
+if (document.readyState === 'loading') {
+  document.addEventListener('DOMContentLoaded', () => main());
+} else {
+  main();
+}

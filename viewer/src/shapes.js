@@ -1,0 +1,164 @@
+// Three.js meshes of the format's shapes. Axial shapes run along the shape frame's z axis
+// (three builds them along y: a quarter turn about x maps y to z).
+
+import {
+  BoxGeometry,
+  BufferGeometry,
+  CanvasTexture,
+  CapsuleGeometry,
+  ConeGeometry,
+  CylinderGeometry,
+  DoubleSide,
+  Float32BufferAttribute,
+  Mesh,
+  MeshStandardMaterial,
+  PlaneGeometry,
+  Quaternion,
+  RepeatWrapping,
+  SphereGeometry,
+  SRGBColorSpace,
+  Vector3,
+} from 'three';
+
+/** Applies a format pose `{position, orientation: [w, x, y, z]}` to an Object3D. */
+export function setPose(object, pose) {
+  if (!pose) return;
+  const p = pose.position || [0, 0, 0];
+  const q = pose.orientation || [1, 0, 0, 0];
+  object.position.set(p[0], p[1], p[2]);
+  object.quaternion.set(q[1], q[2], q[3], q[0]);
+}
+
+function meshGeometry(vertices, indices) {
+  const g = new BufferGeometry();
+  const positions = new Float32Array(vertices.length * 3);
+  vertices.forEach((v, i) => positions.set(v, i * 3));
+  g.setAttribute('position', new Float32BufferAttribute(positions, 3));
+  const flat = [];
+  for (const t of indices) flat.push(t[0], t[1], t[2]);
+  g.setIndex(flat);
+  // One normal per triangle: flat shading of hulls, meshes and heightfields.
+  const faceted = g.toNonIndexed();
+  faceted.computeVertexNormals();
+  g.dispose();
+  return faceted;
+}
+
+/** The geometry of a shape (not for planes), in the shape frame, and whether it is open. */
+function geometryOf(shape) {
+  const axial = (g) => g.rotateX(Math.PI / 2);
+  switch (shape.kind) {
+    case 'box': {
+      const h = shape.half_extents;
+      return { geometry: new BoxGeometry(2 * h[0], 2 * h[1], 2 * h[2]) };
+    }
+    case 'sphere':
+      return { geometry: new SphereGeometry(shape.radius, 32, 16) };
+    case 'capsule':
+      return { geometry: axial(new CapsuleGeometry(shape.radius, 2 * shape.half_height, 8, 24)) };
+    case 'cylinder':
+      return { geometry: axial(new CylinderGeometry(shape.radius, shape.radius, 2 * shape.half_height, 32)) };
+    case 'cone':
+      return { geometry: axial(new ConeGeometry(shape.radius, 2 * shape.half_height, 32)) };
+    case 'convex':
+      return { geometry: meshGeometry(shape.vertices, shape.indices) };
+    case 'mesh':
+    case 'heightfield':
+      return { geometry: meshGeometry(shape.vertices, shape.indices), open: true };
+    default:
+      return null;
+  }
+}
+
+/** The radius of a ball around the shape frame's origin holding the shape. */
+export function shapeRadius(shape) {
+  switch (shape.kind) {
+    case 'box':
+      return Math.hypot(...shape.half_extents);
+    case 'sphere':
+      return shape.radius;
+    case 'capsule':
+      return shape.radius + shape.half_height;
+    case 'cylinder':
+    case 'cone':
+      return Math.hypot(shape.radius, shape.half_height);
+    case 'convex':
+    case 'mesh':
+    case 'heightfield': {
+      let r = 0;
+      for (const v of shape.vertices) r = Math.max(r, Math.hypot(v[0], v[1], v[2]));
+      return r;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** Extent of a shape seen from its body's origin (its pose's offset plus its radius). */
+export function shapeReach(shape) {
+  const p = (shape.pose && shape.pose.position) || [0, 0, 0];
+  return Math.hypot(p[0], p[1], p[2]) + shapeRadius(shape);
+}
+
+/** A mesh of `shape` with `material` (cloned two-sided for open surfaces), or null. */
+export function shapeMesh(shape, material) {
+  const built = geometryOf(shape);
+  if (!built) return null;
+  let m = material;
+  if (built.open || shape.kind === 'convex') {
+    m = material.clone();
+    m.flatShading = true;
+    if (built.open) m.side = DoubleSide;
+    m.userData.derived = true;
+  }
+  const mesh = new Mesh(built.geometry, m);
+  mesh.castShadow = true;
+  mesh.receiveShadow = true;
+  setPose(mesh, shape.pose);
+  return mesh;
+}
+
+let checker = null;
+
+function checkerTexture() {
+  if (checker) return checker;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 64;
+  const g = canvas.getContext('2d');
+  g.fillStyle = '#8d939c';
+  g.fillRect(0, 0, 64, 64);
+  g.fillStyle = '#7a8089';
+  g.fillRect(0, 0, 32, 32);
+  g.fillRect(32, 32, 32, 32);
+  checker = new CanvasTexture(canvas);
+  checker.wrapS = checker.wrapT = RepeatWrapping;
+  checker.colorSpace = SRGBColorSpace;
+  checker.anisotropy = 4;
+  return checker;
+}
+
+/**
+ * A plane: a checkered square of side `2 * half` (m) centred on the point of the plane
+ * nearest `centre` (world frame), for a plane shape at world pose `pose`.
+ */
+export function planeMesh(shape, half, centre) {
+  const n = new Vector3(...shape.normal).normalize();
+  const pose = shape.pose || {};
+  const q = pose.orientation || [1, 0, 0, 0];
+  const rotation = new Quaternion(q[1], q[2], q[3], q[0]);
+  const origin = new Vector3(...(pose.position || [0, 0, 0]));
+  const worldNormal = n.clone().applyQuaternion(rotation);
+  const c = new Vector3(...centre);
+  const foot = c.clone().sub(worldNormal.clone().multiplyScalar(c.clone().sub(origin).dot(worldNormal)));
+  const texture = checkerTexture().clone();
+  const tile = Math.max(0.25, Math.pow(10, Math.round(Math.log10(half / 10))));
+  texture.repeat.set(half / tile, half / tile);
+  texture.needsUpdate = true;
+  const material = new MeshStandardMaterial({ map: texture, roughness: 0.95, metalness: 0 });
+  const mesh = new Mesh(new PlaneGeometry(2 * half, 2 * half), material);
+  mesh.quaternion.setFromUnitVectors(new Vector3(0, 0, 1), worldNormal);
+  mesh.position.copy(foot);
+  mesh.receiveShadow = true;
+  mesh.userData.plane = true;
+  return mesh;
+}
