@@ -3,7 +3,11 @@
 # writes its HTML and JSON, and runs viewer.test.mjs in headless Chromium through
 # playwright-core: the file page and the served page load without console errors, their
 # canvas is not blank, setFrame(last) shows the data's last frame to 1e-9, the live page
-# plays, steps, grabs and resets, and the servers stop on request and on SIGINT.
+# plays, steps, grabs and resets, and the servers stop on request and on SIGINT. Then it
+# builds the stiction command, runs S4 (s4-stack-20) for 120 steps, writes the run's page
+# with `stiction view RUN_DIR --html FILE` and runs view_run.test.mjs: the page loads
+# without console errors, is not blank, and setFrame(last) shows trajectory.csv's last
+# step to 1e-9.
 #
 # Installs what is missing: Debian's chromium (apt-get, as root) and playwright-core (npm,
 # into tests/browser/node_modules, from package-lock.json). If either cannot be installed
@@ -72,5 +76,17 @@ mkdir -p "$OUT"
 "$EXAMPLE" json "$OUT/falling_stack.json" >/dev/null
 echo "tests/browser: $("$CHROMIUM" --version 2>/dev/null | head -1), output in $OUT"
 
+echo "tests/browser: building the stiction command, running S4 and writing its page"
+(cd "$ROOT" && cargo build --quiet -p stiction-cli)
+STICTION="$ROOT/target/debug/stiction"
+"$STICTION" run s4-stack-20 --steps 120 --quiet --out "$OUT/s4-run"
+"$STICTION" view "$OUT/s4-run" --html "$OUT/s4-run.html" --quiet
+
 cd "$HERE"
-STICTION_CHROMIUM="$CHROMIUM" STICTION_EXAMPLE="$EXAMPLE" STICTION_OUT="$OUT" node viewer.test.mjs
+status=0
+echo "tests/browser: viewer.test.mjs (the falling_stack example)"
+STICTION_CHROMIUM="$CHROMIUM" STICTION_EXAMPLE="$EXAMPLE" STICTION_OUT="$OUT" node viewer.test.mjs || status=1
+echo "tests/browser: view_run.test.mjs (stiction view of a recorded S4 run)"
+STICTION_CHROMIUM="$CHROMIUM" STICTION_RUN_DIR="$OUT/s4-run" STICTION_RUN_HTML="$OUT/s4-run.html" \
+  STICTION_OUT="$OUT" node view_run.test.mjs || status=1
+exit $status

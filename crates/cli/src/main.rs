@@ -14,6 +14,7 @@ mod render;
 mod run;
 mod step_error;
 mod stress;
+mod view;
 
 // The scene reader lives in the library (src/lib.rs) so the fuzz target can reach it.
 use stiction_cli::{readable, scene};
@@ -50,6 +51,9 @@ enum Command {
     /// Long runs of S4 and a 5000-sphere pile checking finiteness, containment and energy
     /// after every step (exit 1 at the first violation).
     Stress(stress::StressArgs),
+    /// Look at a run directory in the browser in 3-D (served on loopback, or one HTML file
+    /// with --html), or step a scene live there (--live).
+    View(view::ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::bench(args),
         Command::Lcp(args) => lcp_cmd::run(args),
         Command::Stress(args) => stress::stress(args),
+        Command::View(args) => view::view(args),
     };
     match outcome {
         Ok(code) => code,

@@ -99,7 +99,7 @@ fn parse_servo(text: &str) -> Result<[f64; 2], String> {
 
 impl ModelArgs {
     /// The first model option given, for refusing them with a scene file.
-    fn given(&self) -> Option<&'static str> {
+    pub(crate) fn given(&self) -> Option<&'static str> {
         if self.base.is_some() {
             Some("--base")
         } else if !self.joints.is_empty() {

@@ -47,6 +47,11 @@ impl Table {
         self.rows.len()
     }
 
+    /// Whether the header has the column `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.header.iter().any(|h| h == name)
+    }
+
     fn index(&self, name: &str) -> Result<usize, String> {
         self.header
             .iter()

@@ -99,7 +99,7 @@ pub struct Overrides {
     pub gravity: Option<[f64; 3]>,
 }
 
-fn parse_step(text: &str) -> Result<f64, String> {
+pub(crate) fn parse_step(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(h) if h.is_finite() && h > 0.0 => Ok(h),
         _ => Err(format!(
@@ -108,7 +108,7 @@ fn parse_step(text: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_gravity(text: &str) -> Result<[f64; 3], String> {
+pub(crate) fn parse_gravity(text: &str) -> Result<[f64; 3], String> {
     let expected = || format!("expected X,Y,Z in m/s^2, each finite, got `{text}`");
     let parts: Vec<f64> = text
         .split(',')

@@ -1,0 +1,158 @@
+// Helpers shared by the browser checks of recorded runs (view_run.test.mjs): a check
+// counter, a PNG decoder for screenshots, "not blank" statistics, console watching and
+// waiting for the viewer to be drawn. (viewer.test.mjs keeps its own copies.)
+
+import { inflateSync } from 'node:zlib';
+
+export const TOLERANCE = 1e-9;
+/** Least standard deviation of the screenshot's luminance (0-255) for "not blank". */
+export const MIN_STDDEV = 8;
+/** Least share of pixels that differ from the most common colour. */
+export const MIN_NON_BACKGROUND = 0.05;
+
+export const counts = { passed: 0, failed: 0 };
+
+export async function check(name, body) {
+  const started = Date.now();
+  try {
+    const detail = await body();
+    counts.passed += 1;
+    console.log(`ok   ${name}${detail ? `: ${detail}` : ''} (${Date.now() - started} ms)`);
+  } catch (error) {
+    counts.failed += 1;
+    console.log(`FAIL ${name}: ${error && error.stack ? error.stack : error}`);
+  }
+}
+
+export function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/** Decodes a PNG (8-bit RGB or RGBA, not interlaced): width, height, channels, pixels. */
+export function decodePng(buffer) {
+  const signature = [137, 80, 78, 71, 13, 10, 26, 10];
+  signature.forEach((b, i) => assert(buffer[i] === b, 'not a PNG'));
+  let offset = 8;
+  let width = 0;
+  let height = 0;
+  let channels = 0;
+  const idat = [];
+  while (offset < buffer.length) {
+    const length = buffer.readUInt32BE(offset);
+    const type = buffer.toString('ascii', offset + 4, offset + 8);
+    const data = buffer.subarray(offset + 8, offset + 8 + length);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      const depth = data[8];
+      const colour = data[9];
+      assert(depth === 8 && (colour === 2 || colour === 6) && data[12] === 0, `unsupported PNG (depth ${depth}, colour ${colour})`);
+      channels = colour === 6 ? 4 : 3;
+    } else if (type === 'IDAT') {
+      idat.push(data);
+    } else if (type === 'IEND') {
+      break;
+    }
+    offset += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(height * stride);
+  for (let y = 0; y < height; y += 1) {
+    const filter = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x += 1) {
+      const a = x >= channels ? pixels[y * stride + x - channels] : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels] : 0;
+      let p;
+      switch (filter) {
+        case 0: p = 0; break;
+        case 1: p = a; break;
+        case 2: p = b; break;
+        case 3: p = (a + b) >> 1; break;
+        case 4: {
+          const q = a + b - c;
+          const pa = Math.abs(q - a);
+          const pb = Math.abs(q - b);
+          const pc = Math.abs(q - c);
+          p = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+          break;
+        }
+        default: throw new Error(`bad PNG filter ${filter}`);
+      }
+      pixels[y * stride + x] = (line[x] + p) & 0xff;
+    }
+  }
+  return { width, height, channels, pixels };
+}
+
+/** Luminance standard deviation and the share of pixels unlike the most common colour. */
+export function pixelStats(png) {
+  const { width, height, channels, pixels } = png;
+  let sum = 0;
+  let sum2 = 0;
+  const colours = new Map();
+  const n = width * height;
+  for (let i = 0; i < n; i += 1) {
+    const r = pixels[i * channels];
+    const g = pixels[i * channels + 1];
+    const b = pixels[i * channels + 2];
+    const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    sum += l;
+    sum2 += l * l;
+    const key = (r << 16) | (g << 8) | b;
+    colours.set(key, (colours.get(key) || 0) + 1);
+  }
+  const mean = sum / n;
+  const stddev = Math.sqrt(Math.max(0, sum2 / n - mean * mean));
+  const top = Math.max(...colours.values());
+  return { stddev, nonBackground: 1 - top / n, colours: colours.size, width, height };
+}
+
+/** Collects console errors, page errors and failed requests of `page`. */
+export function watchConsole(page) {
+  const errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure() && r.failure().errorText}`));
+  return errors;
+}
+
+/** Waits until the viewer is ready (or failed, which throws) and has drawn a few frames. */
+export async function waitReady(page) {
+  await page.waitForFunction(() => window.stictionViewer && (window.stictionViewer.ready || window.stictionViewer.error), null, { timeout: 60000 });
+  const error = await page.evaluate(() => window.stictionViewer.error);
+  assert(!error, `the page reported: ${error}`);
+  await page.evaluate(() => new Promise((done) => {
+    let n = 0;
+    const tick = () => (++n >= 5 ? done() : requestAnimationFrame(tick));
+    requestAnimationFrame(tick);
+  }));
+}
+
+/** Screenshot of the page's first canvas (saved to `file`) and its pixel statistics. */
+export async function canvasStats(page, file) {
+  const shot = await page.locator('canvas').first().screenshot({ path: file });
+  return pixelStats(decodePng(shot));
+}
+
+/** The largest difference between two lists of positions; throws above TOLERANCE. */
+export function comparePositions(actual, expected) {
+  assert(actual.length === expected.length, `${actual.length} bodies on the page, ${expected.length} expected`);
+  let worst = 0;
+  actual.forEach((p, b) => p.forEach((x, k) => {
+    worst = Math.max(worst, Math.abs(x - expected[b][k]));
+  }));
+  assert(worst <= TOLERANCE, `largest difference ${worst} > ${TOLERANCE}`);
+  return worst;
+}
+
+/** The scene JSON embedded in a viewer HTML file (docs/viewer.md#the-html-file). */
+export function embeddedScene(html) {
+  const inline = html.match(/<script type="application\/json" id="stiction-scene">([\s\S]*?)<\/script>/);
+  assert(inline, 'the HTML holds no inline scene');
+  return JSON.parse(inline[1]);
+}

@@ -1,0 +1,130 @@
+// Headless Chromium checks of `stiction view RUN_DIR --html FILE` for a recorded run of the
+// S4 stack (run by tests/browser/run.sh, which runs S4 for 120 steps and writes the HTML):
+//
+//   STICTION_CHROMIUM  the browser binary
+//   STICTION_RUN_DIR   the run directory (its trajectory.csv is the reference)
+//   STICTION_RUN_HTML  the HTML file `stiction view` wrote from it
+//   STICTION_OUT       a directory for screenshots
+//
+// The page loads from file:// without console errors, its canvas is not blank, it has a
+// frame per recorded step, and setFrame(last) (and setFrame(0)) show trajectory.csv's
+// positions of that step to 1e-9, read from the CSV text, not from the page's data.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import {
+  assert, canvasStats, check, comparePositions, counts, embeddedScene, MIN_NON_BACKGROUND,
+  MIN_STDDEV, waitReady, watchConsole,
+} from './common.mjs';
+
+const CHROMIUM = process.env.STICTION_CHROMIUM;
+const RUN_DIR = process.env.STICTION_RUN_DIR;
+const HTML = process.env.STICTION_RUN_HTML;
+const OUT = process.env.STICTION_OUT;
+
+/** trajectory.csv grouped by step: [{ step, positions: Map(body name -> [x, y, z]) }]. */
+function readTrajectory(path) {
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const header = lines[0].split(',');
+  const col = (name) => {
+    const i = header.indexOf(name);
+    assert(i >= 0, `trajectory.csv has no column ${name}`);
+    return i;
+  };
+  const [step, body, x, y, z] = ['step', 'body', 'x', 'y', 'z'].map(col);
+  const steps = [];
+  for (const line of lines.slice(1)) {
+    const f = line.split(',');
+    const s = Number(f[step]);
+    if (steps.length === 0 || steps[steps.length - 1].step !== s) steps.push({ step: s, positions: new Map() });
+    steps[steps.length - 1].positions.set(f[body], [Number(f[x]), Number(f[y]), Number(f[z])]);
+  }
+  return steps;
+}
+
+async function main() {
+  assert(CHROMIUM && RUN_DIR && HTML && OUT, 'STICTION_CHROMIUM, STICTION_RUN_DIR, STICTION_RUN_HTML and STICTION_OUT must be set (run tests/browser/run.sh)');
+  const steps = readTrajectory(join(RUN_DIR, 'trajectory.csv'));
+  const html = readFileSync(HTML, 'utf8');
+  const data = embeddedScene(html);
+  const names = data.bodies.map((b) => b.name);
+  /** The CSV's positions of recorded step `k`, in the page's body order. */
+  const expected = (k) => names.map((name) => {
+    const p = steps[k].positions.get(name);
+    assert(p, `trajectory.csv has no row for ${name} at step ${steps[k].step}`);
+    return p;
+  });
+  const last = steps.length - 1;
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  try {
+    await check('run: the HTML holds the S4 run, a frame per recorded step', () => {
+      assert(data.title === 's4-stack-20', `title ${data.title}`);
+      assert(names.length === 21 && names[0] === 'ground' && names[20] === 'box19', `bodies ${names.join(' ')}`);
+      assert(data.frames.length === steps.length, `${data.frames.length} frames for ${steps.length} recorded steps`);
+      return `${names.length} bodies, ${data.frames.length} frames (steps ${steps[0].step} to ${steps[last].step}), ${Object.keys(data.plots).length} plots, HTML ${html.length} bytes`;
+    });
+
+    const page = await context.newPage();
+    const errors = watchConsole(page);
+    await check('run: the page loads from file:// and is ready', async () => {
+      await page.goto(pathToFileURL(HTML).href);
+      await waitReady(page);
+      const count = await page.evaluate(() => window.stictionViewer.frameCount);
+      assert(count === steps.length, `frameCount ${count}, ${steps.length} recorded steps`);
+      return `frameCount ${count}`;
+    });
+    await check('run: the canvas is not blank', async () => {
+      const s = await canvasStats(page, join(OUT, 'run-first.png'));
+      assert(s.stddev > MIN_STDDEV, `luminance standard deviation ${s.stddev.toFixed(2)} <= ${MIN_STDDEV}`);
+      assert(s.nonBackground > MIN_NON_BACKGROUND, `only ${(100 * s.nonBackground).toFixed(1)}% of pixels differ from the background`);
+      return `${s.width}x${s.height}, luminance stddev ${s.stddev.toFixed(1)}, ${(100 * s.nonBackground).toFixed(1)}% non-background pixels`;
+    });
+    await check('run: setFrame(last) shows trajectory.csv\'s last step to 1e-9', async () => {
+      const index = await page.evaluate((i) => window.stictionViewer.setFrame(i), last);
+      assert(index === last, `frameIndex ${index}`);
+      const positions = await page.evaluate(() => window.stictionViewer.bodyPositions());
+      const worst = comparePositions(positions, expected(last));
+      const first = await page.evaluate(() => (window.stictionViewer.setFrame(0), window.stictionViewer.bodyPositions()));
+      comparePositions(first, expected(0));
+      const moved = Math.abs(positions[20][2] - first[20][2]);
+      assert(moved > 0, 'the top box did not move between the first and the last frame');
+      await page.evaluate((i) => window.stictionViewer.setFrame(i), last);
+      const s = await canvasStats(page, join(OUT, 'run-last.png'));
+      assert(s.stddev > MIN_STDDEV, `blank at the last frame: ${s.stddev}`);
+      return `${positions.length} bodies at step ${steps[last].step}, largest difference ${worst}; the top box moved ${moved.toExponential(2)} m`;
+    });
+    await check('run: one plot per recorded series', async () => {
+      const plots = await page.locator('canvas.sv-plot').count();
+      const series = Object.keys(data.plots).length;
+      assert(series >= 10, `${series} series`);
+      assert(plots === series, `${plots} plots for ${series} series`);
+      await page.screenshot({ path: join(OUT, 'run-page.png') });
+      return `${plots} plots: ${Object.keys(data.plots).join(', ')}`;
+    });
+    await check('run: no console errors', () => {
+      assert(errors.length === 0, errors.join('\n'));
+    });
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+  writeFileSync(join(OUT, 'view-run-result.txt'), `${counts.passed} passed, ${counts.failed} failed\n`);
+  console.log(`${counts.passed} passed, ${counts.failed} failed`);
+  process.exit(counts.failed === 0 ? 0 : 1);
+}
+
+main().catch((error) => {
+  console.log(`FAIL ${error && error.stack ? error.stack : error}`);
+  console.log(`${counts.passed} passed, ${counts.failed + 1} failed`);
+  process.exit(1);
+});
