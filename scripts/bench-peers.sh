@@ -22,7 +22,7 @@
 #   --write-standing    also rewrite the current-standing tables of BENCHMARKS.md (between
 #                       its <!-- standing:begin --> and <!-- standing:end --> lines) from
 #                       this run's scene table; needs every scene and engine (no --scenes,
-#                       --engines or --lcp-only)
+#                       --engines, --lcp-only or --queries)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -50,7 +50,7 @@ if [ "$write_standing" = 1 ]; then
     args=("$@")
     for ((i = 0; i < ${#args[@]}; i++)); do
         case "${args[i]}" in
-            --scenes | --engines | --lcp-only)
+            --scenes | --engines | --lcp-only | --queries)
                 echo "--write-standing needs every scene and engine: drop ${args[i]}" >&2
                 exit 2
                 ;;

@@ -6,6 +6,7 @@
 //! stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] [--budget SECONDS]
 //!                [--row-limit ROWS] [--no-experiments] [--no-lcp | --lcp-only]
 //!                [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]
+//! stiction-peers --queries [--rounds N]
 //! ```
 //!
 //! Each scene's runs are repeated `--rounds` times (default 5), the engines interleaved
@@ -33,6 +34,9 @@
 //! `--engines` takes `ours`, `ode`, `rapier`, or one stepper: `ours-exact`, `ours-iterative`,
 //! `ode-exact`, `ode-quick`. Progress goes to stderr, the tables to stdout. Run it through
 //! scripts/bench-peers.sh.
+//!
+//! `--queries` runs only the scene-query comparison instead (`src/queries.rs`): 1,024 rays
+//! into S2's settled pile in this engine and in Rapier, on identical geometry.
 
 mod chain_lcp;
 mod engine_lcp;
@@ -41,6 +45,7 @@ mod measure;
 mod ode;
 mod ours;
 mod quality;
+mod queries;
 mod rapier_runs;
 mod report;
 mod spec;
@@ -66,6 +71,8 @@ struct Options {
     experiments: bool,
     scenes_run: bool,
     lcp_run: bool,
+    /// `--queries`: the scene-query comparison only.
+    queries_run: bool,
     export: Option<PathBuf>,
     engine_problems: lcp_compare::EngineProblems,
     /// How many times each scene's runs are repeated.
@@ -86,6 +93,7 @@ fn parse_args() -> Result<Options, String> {
         experiments: true,
         scenes_run: true,
         lcp_run: true,
+        queries_run: false,
         export: None,
         engine_problems: lcp_compare::EngineProblems::default(),
         rounds: 5,
@@ -137,6 +145,7 @@ fn parse_args() -> Result<Options, String> {
             "--no-experiments" => options.experiments = false,
             "--no-lcp" => options.lcp_run = false,
             "--lcp-only" => options.scenes_run = false,
+            "--queries" => options.queries_run = true,
             "--export-lcp" => options.export = Some(PathBuf::from(value("--export-lcp")?)),
             "--pyramid-rows" => {
                 options.engine_problems.pyramid_rows = value("--pyramid-rows")?
@@ -156,12 +165,17 @@ fn parse_args() -> Result<Options, String> {
                     "usage: stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] \
                             [--budget SECONDS] [--row-limit ROWS] [--no-experiments] \
                             [--no-lcp | --lcp-only] \
-                            [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]"
+                            [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]\n       \
+                            stiction-peers --queries [--rounds N]"
                         .into(),
                 )
             }
             other => return Err(format!("unknown argument {other:?} (try --help)")),
         }
+    }
+    if options.queries_run {
+        options.scenes_run = false;
+        options.lcp_run = false;
     }
     Ok(options)
 }
@@ -355,6 +369,13 @@ fn main() -> ExitCode {
         }
     };
     let load_before = load_average();
+    if options.queries_run {
+        eprintln!("scene queries (load average {load_before}):");
+        if let Err(e) = queries::run(options.rounds) {
+            eprintln!("scene queries: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     if options.scenes_run {
         println!("## Scenes\n");
         eprintln!("scenes (load average {load_before}):");

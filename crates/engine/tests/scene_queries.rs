@@ -837,12 +837,20 @@ fn a_ray_starting_inside_any_shape_hits_at_zero_with_a_zero_normal() {
             let hit = world
                 .cast_ray(origin, dir, 10.0, &QueryFilter::new())
                 .expect("a solid ray from inside hits");
-            assert_eq!((hit.toi, hit.normal), (0.0, Vec3::ZERO), "shape {i}, dir {dir}");
+            assert_eq!(
+                (hit.toi, hit.normal),
+                (0.0, Vec3::ZERO),
+                "shape {i}, dir {dir}"
+            );
         }
         // From outside, the normal is the surface's.
         let hit = world
             .cast_ray(Vec3::new(x, 0.0, 5.0), -Vec3::Z, 10.0, &QueryFilter::new())
             .unwrap();
-        assert!((hit.normal - Vec3::Z).length() < 1e-9, "shape {i}: {}", hit.normal);
+        assert!(
+            (hit.normal - Vec3::Z).length() < 1e-9,
+            "shape {i}: {}",
+            hit.normal
+        );
     }
 }
