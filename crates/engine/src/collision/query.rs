@@ -281,6 +281,9 @@ pub(crate) struct SceneQuery<'w> {
     bodies: &'w Arena<RigidBody, BodyHandle>,
     /// The broad phase, if its tree matches the current poses; `None`: test every collider.
     broad: Option<&'w BroadPhase>,
+    /// Each enabled collider's shape pose by slot, when `broad` is current (computed when
+    /// the tree was refreshed): saves composing body and collider poses per candidate.
+    poses: Option<&'w [ParryPose]>,
 }
 
 /// The smallest `f64` above `x >= 0` (`x` itself if infinite): an inclusive limit for
@@ -362,6 +365,76 @@ fn search_tree<T: Ranked>(
     *best = kept.get();
 }
 
+/// A ray prepared for box tests: its origin and the reciprocal of its direction, with zero
+/// components replaced by a huge finite value so that a ray lying in a box's face plane
+/// gives `0 * huge = 0` instead of `0 * inf = NaN`.
+#[derive(Clone, Copy)]
+struct SlabRay {
+    origin: Vec3,
+    inverse_direction: Vec3,
+}
+
+impl SlabRay {
+    fn new(ray: &ParryRay) -> Self {
+        let invert = |d: f64| {
+            let inverse = 1.0 / d;
+            if inverse.is_finite() {
+                inverse
+            } else {
+                f64::MAX.copysign(d)
+            }
+        };
+        Self {
+            origin: ray.origin,
+            inverse_direction: Vec3::new(invert(ray.dir.x), invert(ray.dir.y), invert(ray.dir.z)),
+        }
+    }
+
+    /// The time the ray enters `node`'s box (0 if it starts inside), or `f64::MAX` if it
+    /// misses it before `max_toi`: the slab test, branch-free. The tree descent spends most
+    /// of a ray's time here; parry's general box cast divides per axis and branches.
+    #[inline]
+    fn entry(&self, node: &BvhNode, max_toi: f64) -> f64 {
+        let near = (node.mins() - self.origin) * self.inverse_direction;
+        let far = (node.maxs() - self.origin) * self.inverse_direction;
+        let enter = near.min(far).max_element().max(0.0);
+        let leave = far.max(near).min_element().min(max_toi);
+        if enter <= leave {
+            enter
+        } else {
+            f64::MAX
+        }
+    }
+}
+
+/// A solid ray against the ball of `radius` centred at `center`: the time of impact up to
+/// `max_toi` and the outward normal there (zero when the ray starts inside, at time 0).
+/// The roots of `|o + t d - c|^2 = r^2`, the nearer taken in the cancellation-free form.
+fn ray_ball(ray: &ParryRay, center: Vec3, radius: f64, max_toi: f64) -> Option<(f64, Vec3)> {
+    let offset = ray.origin - center;
+    let c = offset.length_squared() - radius * radius;
+    if c <= 0.0 {
+        return Some((0.0, Vec3::ZERO));
+    }
+    let b = offset.dot(ray.dir);
+    if b >= 0.0 {
+        // Outside and not moving towards the centre.
+        return None;
+    }
+    let a = ray.dir.length_squared();
+    let discriminant = b * b - a * c;
+    if discriminant < 0.0 {
+        return None;
+    }
+    // t = (-b - sqrt(disc)) / a = c / (-b + sqrt(disc)), the second without cancellation.
+    let toi = c / (-b + discriminant.sqrt());
+    if toi > max_toi {
+        return None;
+    }
+    let normal = (offset + ray.dir * toi) / radius;
+    Some((toi, normal))
+}
+
 fn parry_pose(pose: &Pose) -> ParryPose {
     ParryPose::from_parts(pose.position, pose.orientation)
 }
@@ -390,6 +463,9 @@ impl<'w> SceneQuery<'w> {
             colliders,
             bodies,
             broad: pipeline.queries_current.then_some(&pipeline.broad),
+            poses: pipeline
+                .queries_current
+                .then_some(pipeline.shape_poses.as_slice()),
         }
     }
 
@@ -429,12 +505,22 @@ impl<'w> SceneQuery<'w> {
                 return None;
             }
         }
-        // The ground slot is never read back: only the pose matters here.
-        let (_, body_pose) = body_of(collider, self.bodies, 0)?;
+        let cached = self
+            .poses
+            .filter(|_| collider.enabled)
+            .and_then(|poses| poses.get(slot));
+        let pose = match cached {
+            Some(pose) => *pose,
+            None => {
+                // The ground slot is never read back: only the pose matters here.
+                let (_, body_pose) = body_of(collider, self.bodies, 0)?;
+                collider.shape_pose(&body_pose)
+            }
+        };
         Some(Candidate {
             handle,
             collider,
-            pose: collider.shape_pose(&body_pose),
+            pose,
         })
     }
 
@@ -476,6 +562,18 @@ impl<'w> SceneQuery<'w> {
         filter: &QueryFilter<'_>,
     ) -> Option<RayHit> {
         let c = self.candidate(slot, filter)?;
+        if let Some(ball) = c.collider.shape.as_ball() {
+            // Balls are most of what rays meet in piles: solved in the world frame, without
+            // parry's change of frame and dynamic dispatch.
+            let (toi, normal) = ray_ball(ray, c.pose.translation, ball.radius, max_toi)?;
+            return Some(RayHit {
+                collider: c.handle,
+                body: c.collider.body,
+                toi,
+                point: ray.origin + ray.dir * toi,
+                normal,
+            });
+        }
         let hit = c
             .collider
             .shape
@@ -506,6 +604,7 @@ impl<'w> SceneQuery<'w> {
             return None;
         }
         let ray = ParryRay::new(ray.origin, ray.dir);
+        let slab = SlabRay::new(&ray);
         let mut best: Option<RayHit> = None;
         self.for_each_direct(filter, |slot| {
             let limit = best.map_or(max_toi, |b| b.toi);
@@ -516,7 +615,7 @@ impl<'w> SceneQuery<'w> {
                 tree,
                 &mut best,
                 max_toi,
-                |node: &BvhNode, below| node.cast_ray(&ray, below),
+                |node: &BvhNode, below| slab.entry(node, below),
                 |leaf, limit| self.ray_at(leaf as usize, &ray, limit, filter),
             );
         }
@@ -538,11 +637,12 @@ impl<'w> SceneQuery<'w> {
             return hits;
         }
         let ray = ParryRay::new(ray.origin, ray.dir);
+        let slab = SlabRay::new(&ray);
         self.for_each_direct(filter, |slot| {
             hits.extend(self.ray_at(slot, &ray, max_toi, filter));
         });
         if let Some(tree) = self.tree() {
-            for leaf in tree.leaves(|node: &BvhNode| node.cast_ray(&ray, max_toi) < f64::MAX) {
+            for leaf in tree.leaves(|node: &BvhNode| slab.entry(node, max_toi) < f64::MAX) {
                 hits.extend(self.ray_at(leaf as usize, &ray, max_toi, filter));
             }
         }
@@ -827,22 +927,27 @@ impl CollisionPipeline {
         prediction: f64,
     ) {
         self.proxies.clear();
+        // The shape poses are kept for the queries (the next step recomputes them anyway).
+        self.shape_poses.clear();
         for slot in 0..colliders.capacity() {
-            let proxy = colliders
+            let found = colliders
                 .slot(slot)
                 .filter(|c| c.enabled)
-                .and_then(|c| body_of(c, bodies, 0).map(|(_, pose)| (c, pose)))
-                .map_or(Proxy::Absent, |(collider, pose)| {
+                .and_then(|c| body_of(c, bodies, 0).map(|(_, pose)| (c, pose)));
+            let (proxy, pose) =
+                found.map_or((Proxy::Absent, ParryPose::IDENTITY), |(collider, pose)| {
                     let pose = collider.shape_pose(&pose);
                     let shape = collider.shape.as_ref();
-                    Proxy::of(
+                    let proxy = Proxy::of(
                         shape.compute_aabb(&pose),
                         shape.as_halfspace(),
                         &pose,
                         prediction,
-                    )
+                    );
+                    (proxy, pose)
                 });
             self.proxies.push(proxy);
+            self.shape_poses.push(pose);
         }
         self.broad.update(&self.proxies, prediction);
         self.queries_current = true;
