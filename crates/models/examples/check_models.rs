@@ -34,12 +34,7 @@ fn lowest_point(world: &stiction::World, model: &stiction_models::LoadedModel) -
         .colliders()
         .filter(|(_, c)| c.body().is_some_and(|b| bodies.contains(&b)))
         .filter_map(|(_, c)| {
-            let body = world.pose(c.body()).ok()?;
-            let pose = stiction::Pose {
-                position: body.transform_point(c.local_pose().position),
-                orientation: body.orientation * c.local_pose().orientation,
-            };
-            let pose = stiction::parry::math::Pose::from_parts(pose.position, pose.orientation);
+            let pose = c.shape_pose(&world.pose(c.body()).ok()?);
             Some(c.shape().compute_aabb(&pose).mins.z)
         })
         .min_by(f64::total_cmp)

@@ -639,7 +639,6 @@ fn overlapping_pairs(
     excluded: &HashSet<(BodyHandle, BodyHandle)>,
 ) -> Vec<(BodyHandle, BodyHandle)> {
     use stiction::parry::bounding_volume::BoundingVolume;
-    use stiction::parry::math::Pose as ParryPose;
     let bodies: HashSet<BodyHandle> = links.values().copied().collect();
     let mut shapes = Vec::new();
     for (_, collider) in world.colliders() {
@@ -649,8 +648,7 @@ fn overlapping_pairs(
         let Ok(pose) = world.pose(Some(body)) else {
             continue;
         };
-        let pose = compose(&pose, &collider.local_pose());
-        let pose = ParryPose::from_parts(pose.position, pose.orientation);
+        let pose = collider.shape_pose(&pose);
         let aabb = collider.shape().compute_aabb(&pose);
         shapes.push((body, collider.shape().clone(), pose, aabb));
     }

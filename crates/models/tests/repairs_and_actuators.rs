@@ -350,3 +350,48 @@ fn binary_stl_with_a_solid_header_is_read() {
         .fold(Vec3::splat(f64::MAX), |m, v| m.min(*v));
     assert_eq!((min, max), (Vec3::splat(-1.0), Vec3::splat(1.0)));
 }
+
+/// Links overlapping in the initial pose are kept from colliding, with the shapes where the
+/// engine sees them: a URDF cylinder stands along z (parry builds it along y). A box inside
+/// the base's upright cylinder, two joints away, is such a pair; laid along y the cylinder
+/// would miss it.
+#[test]
+fn links_overlapping_an_upright_cylinder_are_kept_from_colliding() {
+    let inertial = r#"<inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>"#;
+    let text = format!(
+        r#"<robot name="r">
+  <link name="base">
+    <collision><geometry><cylinder radius="0.05" length="0.4"/></geometry></collision>
+  </link>
+  <link name="arm">{inertial}</link>
+  <link name="tip">{inertial}
+    <collision><geometry><box size="0.04 0.04 0.04"/></geometry></collision>
+  </link>
+  <joint name="shoulder" type="continuous">
+    <parent link="base"/><child link="arm"/><origin xyz="0.3 0 0"/>
+  </joint>
+  <joint name="wrist" type="continuous">
+    <parent link="arm"/><child link="tip"/><origin xyz="-0.3 0 0.15"/>
+  </joint>
+</robot>
+"#
+    );
+    let (_, model) = load_str("r.urdf", &text, &LoadOptions::default());
+    let (base, tip) = (model.links["base"], model.links["tip"]);
+    let pair = if base <= tip {
+        (base, tip)
+    } else {
+        (tip, base)
+    };
+    assert!(
+        model.excluded_pairs.contains(&pair),
+        "{:?}",
+        model.excluded_pairs
+    );
+    let warning = model
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("overlap in the initial pose"))
+        .expect("an overlap warning");
+    assert!(warning.message.contains("base-tip"), "{warning}");
+}

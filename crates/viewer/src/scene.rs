@@ -303,11 +303,11 @@ impl ViewerScene {
                 shapes: Vec::new(),
             });
         }
-        for (handle, collider) in world.colliders() {
+        for (_, collider) in world.colliders() {
             if collider.is_sensor() {
                 continue;
             }
-            let shapes = collider_shapes(world, handle, collider);
+            let shapes = collider_shapes(collider);
             match collider.body().and_then(|b| index.of(b)) {
                 Some(i) => scene.bodies[i].shapes.extend(shapes),
                 None => scene.world_shapes.extend(shapes),

@@ -1,90 +1,22 @@
 //! Colliders' parry shapes to the viewer's [`Geometry`].
-//!
-//! The engine turns parry's y-axis shapes (cylinders, cones, heightfields) onto the
-//! collider's z axis with a rotation it keeps private (`Collider::shape_frame`: either the
-//! identity or a quarter turn about x). [`shape_frame`] finds which of the two a collider
-//! has by asking the world where points project on it and comparing with both candidates.
 
 use std::f64::consts::FRAC_PI_2;
 
 use stiction::math::{Quat, Vec3};
 use stiction::parry::math::Pose as ParryPose;
 use stiction::parry::shape::{Shape, TypedShape};
-use stiction::{Collider, ColliderHandle, QueryFilter, World};
+use stiction::{Collider, Pose};
 
 use crate::scene::{vec3, Geometry, ViewerPose, ViewerShape};
 
 /// Subdivisions are not needed: round shapes are sent as parameters and tessellated by the
 /// page. Shapes of no volume or surface (segments, polylines) and custom shapes are skipped.
-pub(crate) fn collider_shapes(
-    world: &World,
-    handle: ColliderHandle,
-    collider: &Collider,
-) -> Vec<ViewerShape> {
-    let local = collider.local_pose();
-    let frame = shape_frame(world, handle, collider);
-    let pose = ParryPose::from_parts(local.position, local.orientation * frame);
+pub(crate) fn collider_shapes(collider: &Collider) -> Vec<ViewerShape> {
+    // Relative to the body: the collider's pose and the engine's turn of y-axis shapes.
+    let pose = collider.shape_pose(&Pose::IDENTITY);
     let mut out = Vec::new();
     convert(&**collider.shape(), &pose, &mut out);
     out
-}
-
-/// The two rotations the engine may put between a collider's frame and parry's frame.
-fn candidates() -> [Quat; 2] {
-    [Quat::IDENTITY, Quat::from_rotation_x(FRAC_PI_2)]
-}
-
-/// The collider's rotation from its frame to parry's shape frame (see the module doc).
-fn shape_frame(world: &World, handle: ColliderHandle, collider: &Collider) -> Quat {
-    let shape = &**collider.shape();
-    let axial = matches!(
-        shape.as_typed_shape(),
-        TypedShape::Cylinder(_)
-            | TypedShape::Cone(_)
-            | TypedShape::HeightField(_)
-            | TypedShape::RoundCylinder(_)
-            | TypedShape::RoundCone(_)
-    );
-    if !axial {
-        return Quat::IDENTITY;
-    }
-    let body = world
-        .pose(collider.body())
-        .unwrap_or(stiction::Pose::IDENTITY);
-    let local = collider.local_pose();
-    let origin = body.position + body.orientation * local.position;
-    let rotation = body.orientation * local.orientation;
-    let aabb = shape.compute_local_aabb();
-    let reach = (aabb.maxs - aabb.mins).length().max(1e-3) * 1.5;
-    let only = |h: ColliderHandle, _: &Collider| h == handle;
-    let filter = QueryFilter::new().include_disabled().predicate(&only);
-    let mut error = [0.0f64; 2];
-    let mut answered = false;
-    for x in [-1.0, 0.0, 1.0] {
-        for y in [-1.0, 0.0, 1.0] {
-            for z in [-1.0, 0.0, 1.0] {
-                let dir = Vec3::new(x, y, z);
-                if dir == Vec3::ZERO {
-                    continue;
-                }
-                let p = origin + rotation * (dir.normalize() * reach);
-                let Some(hit) = world.project_point(p, false, &filter) else {
-                    continue;
-                };
-                answered = true;
-                for (k, q) in candidates().into_iter().enumerate() {
-                    let pose = ParryPose::from_parts(origin, rotation * q);
-                    let mine = shape.project_point(&pose, p, false).point;
-                    error[k] += (mine - hit.point).length();
-                }
-            }
-        }
-    }
-    if answered && error[1] < error[0] {
-        candidates()[1]
-    } else {
-        Quat::IDENTITY
-    }
 }
 
 /// The rotation taking the viewer's z axis to parry's y axis.

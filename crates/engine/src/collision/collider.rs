@@ -122,9 +122,11 @@ impl Collider {
         self.sensor = sensor;
     }
 
-    /// The pose of parry's shape frame given the pose of the body (identity for world
-    /// geometry).
-    pub(crate) fn shape_pose(&self, body: &Pose) -> ParryPose {
+    /// The pose of parry's shape frame ([`Self::shape`]) given the pose of the body
+    /// (identity for world geometry): the collider's local pose and, for shapes parry builds
+    /// along y (cylinders, cones, heightfields), the turn onto the collider's z axis. Pass
+    /// it to parry's queries to test [`Self::shape`] where the engine sees it.
+    pub fn shape_pose(&self, body: &Pose) -> ParryPose {
         let rotation = body.orientation * self.local_pose.orientation * self.shape_frame;
         ParryPose::from_parts(body.transform_point(self.local_pose.position), rotation)
     }
