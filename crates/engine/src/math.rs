@@ -13,6 +13,14 @@ pub type Mat3 = DMat3;
 /// A quaternion of `f64` (glam's `DQuat`); orientations are unit quaternions.
 pub type Quat = DQuat;
 
+/// The eigenvalues of a symmetric 3x3 matrix in ascending order (an inertia tensor's
+/// principal moments).
+pub fn principal_moments(symmetric: Mat3) -> [f64; 3] {
+    let mut moments = parry3d_f64::glamx::DSymmetricEigen3::eigenvalues(symmetric).to_array();
+    moments.sort_by(f64::total_cmp);
+    moments
+}
+
 /// The cross-product matrix `[a]x`, so that `skew(a) * b == a.cross(b)` for every `b`.
 pub fn skew(a: Vec3) -> Mat3 {
     Mat3::from_cols(

@@ -45,7 +45,7 @@ pub(crate) fn mass_properties(
     if !mass.is_finite() || mass <= 0.0 || !center.is_finite() || !symmetric.is_finite() {
         return Err(physics(first_error));
     }
-    let [i1, i2, i3] = eigenvalues(symmetric);
+    let [i1, i2, i3] = stiction::math::principal_moments(symmetric);
     let point = mass * POINT_MASS_RADIUS * POINT_MASS_RADIUS;
     let floor = (RELATIVE_FLOOR * i3.abs()).max(point);
     // Adding delta E raises each moment by delta: I1 + I2 >= I3 needs delta >= I3 - I1 - I2,
@@ -61,45 +61,4 @@ pub(crate) fn mass_properties(
         ),
     );
     Ok(properties)
-}
-
-/// Eigenvalues of a symmetric 3x3 matrix in ascending order (the trigonometric solution of
-/// the characteristic cubic; accurate to round-off relative to the largest).
-fn eigenvalues(a: Mat3) -> [f64; 3] {
-    let (a00, a11, a22) = (a.x_axis.x, a.y_axis.y, a.z_axis.z);
-    let (a01, a02, a12) = (a.y_axis.x, a.z_axis.x, a.z_axis.y);
-    let off = a01 * a01 + a02 * a02 + a12 * a12;
-    if off == 0.0 {
-        let mut d = [a00, a11, a22];
-        d.sort_by(f64::total_cmp);
-        return d;
-    }
-    let q = (a00 + a11 + a22) / 3.0;
-    let p2 = (a00 - q).powi(2) + (a11 - q).powi(2) + (a22 - q).powi(2) + 2.0 * off;
-    let p = (p2 / 6.0).sqrt();
-    let b = (a - Mat3::from_diagonal(Vec3::splat(q))) * (1.0 / p);
-    let r = (b.determinant() / 2.0).clamp(-1.0, 1.0);
-    let phi = r.acos() / 3.0;
-    let largest = q + 2.0 * p * phi.cos();
-    let smallest = q + 2.0 * p * (phi + 2.0 * std::f64::consts::PI / 3.0).cos();
-    let middle = 3.0 * q - largest - smallest;
-    [smallest, middle, largest]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn eigenvalues_of_a_rotated_diagonal_tensor() {
-        let r = Mat3::from_quat(stiction::math::Quat::from_euler(
-            stiction::math::EulerRot::XYZ,
-            0.3,
-            -0.7,
-            1.1,
-        ));
-        let a = r * Mat3::from_diagonal(Vec3::new(2.0, -1e-3, 5.0)) * r.transpose();
-        let [x, y, z] = eigenvalues(a);
-        assert!((x + 1e-3).abs() < 1e-12 && (y - 2.0).abs() < 1e-12 && (z - 5.0).abs() < 1e-12);
-    }
 }

@@ -68,7 +68,7 @@ impl MassProperties {
 
     /// Principal moments of inertia (eigenvalues of [`Self::inertia`]) in ascending order.
     pub fn principal_moments(&self) -> [f64; 3] {
-        validate::principal_moments(self.inertia)
+        crate::math::principal_moments(self.inertia)
     }
 
     /// Inertia about an arbitrary `point` of the body frame (parallel-axis theorem):

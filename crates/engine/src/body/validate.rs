@@ -1,10 +1,8 @@
 //! The rules a set of mass properties must satisfy, checked in a fixed order so that the
 //! error names the first rule that fails.
 
-use parry3d_f64::glamx::DSymmetricEigen3;
-
 use crate::error::MassPropertiesError;
-use crate::math::{Mat3, Vec3};
+use crate::math::{principal_moments, Mat3, Vec3};
 
 /// Off-diagonal pairs may differ by this fraction of the largest entry (round-off from
 /// rotating or summing tensors) and still count as symmetric.
@@ -91,11 +89,4 @@ fn check_symmetry(inertia: Mat3) -> Result<(), MassPropertiesError> {
         });
     }
     Ok(())
-}
-
-/// The eigenvalues of a symmetric tensor in ascending order.
-pub fn principal_moments(symmetric: Mat3) -> [f64; 3] {
-    let mut moments = DSymmetricEigen3::eigenvalues(symmetric).to_array();
-    moments.sort_by(f64::total_cmp);
-    moments
 }
