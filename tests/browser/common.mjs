@@ -1,6 +1,6 @@
-// Helpers shared by the browser checks of recorded runs (view_run.test.mjs): a check
+// Helpers shared by the browser checks (viewer.test.mjs, view_run.test.mjs): a check
 // counter, a PNG decoder for screenshots, "not blank" statistics, console watching and
-// waiting for the viewer to be drawn. (viewer.test.mjs keeps its own copies.)
+// waiting for the viewer to be drawn.
 
 import { inflateSync } from 'node:zlib';
 

@@ -12,162 +12,19 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 
 import { chromium } from 'playwright-core';
+
+import {
+  assert, canvasStats, check, comparePositions, counts, MIN_NON_BACKGROUND, MIN_STDDEV,
+  waitReady, watchConsole,
+} from './common.mjs';
 
 const CHROMIUM = process.env.STICTION_CHROMIUM;
 const EXAMPLE = process.env.STICTION_EXAMPLE;
 const OUT = process.env.STICTION_OUT;
 const FRAMES = 120;
-const TOLERANCE = 1e-9;
-/** Least standard deviation of the screenshot's luminance (0-255) for "not blank". */
-const MIN_STDDEV = 8;
-/** Least share of pixels that differ from the most common colour. */
-const MIN_NON_BACKGROUND = 0.05;
-
-let passed = 0;
-let failed = 0;
-
-async function check(name, body) {
-  const started = Date.now();
-  try {
-    const detail = await body();
-    passed += 1;
-    console.log(`ok   ${name}${detail ? `: ${detail}` : ''} (${Date.now() - started} ms)`);
-  } catch (error) {
-    failed += 1;
-    console.log(`FAIL ${name}: ${error && error.stack ? error.stack : error}`);
-  }
-}
-
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-// ---- a PNG decoder for screenshots (8-bit RGB or RGBA, not interlaced) --------------------
-
-function decodePng(buffer) {
-  const signature = [137, 80, 78, 71, 13, 10, 26, 10];
-  signature.forEach((b, i) => assert(buffer[i] === b, 'not a PNG'));
-  let offset = 8;
-  let width = 0;
-  let height = 0;
-  let channels = 0;
-  const idat = [];
-  while (offset < buffer.length) {
-    const length = buffer.readUInt32BE(offset);
-    const type = buffer.toString('ascii', offset + 4, offset + 8);
-    const data = buffer.subarray(offset + 8, offset + 8 + length);
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      const depth = data[8];
-      const colour = data[9];
-      assert(depth === 8 && (colour === 2 || colour === 6) && data[12] === 0, `unsupported PNG (depth ${depth}, colour ${colour})`);
-      channels = colour === 6 ? 4 : 3;
-    } else if (type === 'IDAT') {
-      idat.push(data);
-    } else if (type === 'IEND') {
-      break;
-    }
-    offset += 12 + length;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const pixels = Buffer.alloc(height * stride);
-  for (let y = 0; y < height; y += 1) {
-    const filter = raw[y * (stride + 1)];
-    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    for (let x = 0; x < stride; x += 1) {
-      const a = x >= channels ? pixels[y * stride + x - channels] : 0;
-      const b = y > 0 ? pixels[(y - 1) * stride + x] : 0;
-      const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels] : 0;
-      let p;
-      switch (filter) {
-        case 0: p = 0; break;
-        case 1: p = a; break;
-        case 2: p = b; break;
-        case 3: p = (a + b) >> 1; break;
-        case 4: {
-          const q = a + b - c;
-          const pa = Math.abs(q - a);
-          const pb = Math.abs(q - b);
-          const pc = Math.abs(q - c);
-          p = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-          break;
-        }
-        default: throw new Error(`bad PNG filter ${filter}`);
-      }
-      pixels[y * stride + x] = (line[x] + p) & 0xff;
-    }
-  }
-  return { width, height, channels, pixels };
-}
-
-/** Luminance standard deviation and the share of pixels unlike the most common colour. */
-function pixelStats(png) {
-  const { width, height, channels, pixels } = png;
-  let sum = 0;
-  let sum2 = 0;
-  const counts = new Map();
-  const n = width * height;
-  for (let i = 0; i < n; i += 1) {
-    const r = pixels[i * channels];
-    const g = pixels[i * channels + 1];
-    const b = pixels[i * channels + 2];
-    const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-    sum += l;
-    sum2 += l * l;
-    const key = (r << 16) | (g << 8) | b;
-    counts.set(key, (counts.get(key) || 0) + 1);
-  }
-  const mean = sum / n;
-  const stddev = Math.sqrt(Math.max(0, sum2 / n - mean * mean));
-  const top = Math.max(...counts.values());
-  return { stddev, nonBackground: 1 - top / n, colours: counts.size, width, height };
-}
-
-// ---- helpers ----------------------------------------------------------------------------
-
-function watchConsole(page) {
-  const errors = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure() && r.failure().errorText}`));
-  return errors;
-}
-
-async function waitReady(page) {
-  await page.waitForFunction(() => window.stictionViewer && (window.stictionViewer.ready || window.stictionViewer.error), null, { timeout: 60000 });
-  const error = await page.evaluate(() => window.stictionViewer.error);
-  assert(!error, `the page reported: ${error}`);
-  // A few animation frames so that the canvas has been drawn.
-  await page.evaluate(() => new Promise((done) => {
-    let n = 0;
-    const tick = () => (++n >= 5 ? done() : requestAnimationFrame(tick));
-    requestAnimationFrame(tick);
-  }));
-}
-
-async function canvasStats(page, file) {
-  const shot = await page.locator('canvas').first().screenshot({ path: file });
-  return pixelStats(decodePng(shot));
-}
-
-function comparePositions(actual, expected) {
-  assert(actual.length === expected.length, `${actual.length} bodies on the page, ${expected.length} in the data`);
-  let worst = 0;
-  actual.forEach((p, b) => p.forEach((x, k) => {
-    worst = Math.max(worst, Math.abs(x - expected[b][k]));
-  }));
-  assert(worst <= TOLERANCE, `largest difference ${worst} > ${TOLERANCE}`);
-  return worst;
-}
-
 /** Starts the example in a serving mode; resolves with the child and the page's URL. */
 function startExample(mode) {
   const child = spawn(EXAMPLE, [mode, '--stdin', '--frames', String(FRAMES)], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -417,13 +274,13 @@ async function main() {
   } finally {
     await browser.close();
   }
-  writeFileSync(join(OUT, 'result.txt'), `${passed} passed, ${failed} failed\n`);
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed === 0 ? 0 : 1);
+  writeFileSync(join(OUT, 'result.txt'), `${counts.passed} passed, ${counts.failed} failed\n`);
+  console.log(`${counts.passed} passed, ${counts.failed} failed`);
+  process.exit(counts.failed === 0 ? 0 : 1);
 }
 
 main().catch((error) => {
   console.log(`FAIL ${error && error.stack ? error.stack : error}`);
-  console.log(`${passed} passed, ${failed + 1} failed`);
+  console.log(`${counts.passed} passed, ${counts.failed + 1} failed`);
   process.exit(1);
 });
