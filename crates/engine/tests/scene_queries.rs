@@ -474,6 +474,78 @@ fn queries_over_the_sphere_pile_match_testing_every_collider() {
     }
 }
 
+/// Rotated boxes of many sizes, on bodies and as world geometry (rays answer boxes
+/// without parry after a refresh): the first hit, its distance and its normal equal
+/// parry's ray cast on every collider, for rays from outside and from inside.
+#[test]
+fn rays_at_rotated_boxes_match_testing_every_collider() {
+    let mut world = World::new();
+    let mut rng = SplitMix64::new(31);
+    for i in 0..300 {
+        let half = Vec3::new(
+            rng.range(0.05, 1.0),
+            rng.range(0.05, 1.0),
+            rng.range(0.05, 1.0),
+        );
+        let axis = unit_direction(&mut rng);
+        let rotation = Quat::from_axis_angle(axis, rng.range(0.0, 3.0));
+        let position = random_point(&mut rng);
+        let collider = ColliderBuilder::cuboid(half).unwrap();
+        if i % 2 == 0 {
+            let body = world.add_body(
+                RigidBodyBuilder::dynamic()
+                    .mass_properties(MassProperties::cuboid_with_mass(half, 1.0).unwrap())
+                    .position(position)
+                    .orientation(rotation)
+                    .build()
+                    .unwrap(),
+            );
+            world.add_collider(collider, Some(body)).unwrap();
+        } else {
+            let pose = Pose {
+                position,
+                orientation: rotation,
+            };
+            world.add_collider(collider.pose(pose), None).unwrap();
+        }
+    }
+    world.refresh_queries();
+    assert!(world.queries_use_tree());
+    let (mut hits, mut inside) = (0, 0);
+    for _ in 0..2000 {
+        let (origin, dir) = (random_point(&mut rng), unit_direction(&mut rng));
+        let hit = world.cast_ray(origin, dir, 30.0, &ALL);
+        let ray = ParryRay::new(origin, dir);
+        let mut expected: Option<(ColliderHandle, f64, Vec3)> = None;
+        for (handle, collider) in world.colliders() {
+            let pose = shape_pose(&world, collider);
+            if let Some(h) = collider
+                .shape()
+                .cast_ray_and_get_normal(&pose, &ray, 30.0, true)
+            {
+                if expected.is_none_or(|(_, t, _)| h.time_of_impact < t) {
+                    expected = Some((handle, h.time_of_impact, h.normal));
+                }
+            }
+        }
+        assert_eq!(hit.map(|h| h.collider), expected.map(|e| e.0));
+        if let (Some(hit), Some((_, toi, normal))) = (hit, expected) {
+            assert!((hit.toi - toi).abs() < 1e-9, "{hit:?} vs {toi}");
+            if toi == 0.0 {
+                assert_eq!(hit.normal, Vec3::ZERO);
+                inside += 1;
+            } else {
+                assert!((hit.normal - normal).length() < 1e-9, "{hit:?} vs {normal}");
+            }
+            hits += 1;
+        }
+    }
+    assert!(
+        hits > 800 && inside > 50,
+        "{hits} hits, {inside} from inside"
+    );
+}
+
 #[test]
 fn filters_choose_the_colliders_reported() {
     let mut world = World::new();

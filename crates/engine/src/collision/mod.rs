@@ -59,6 +59,7 @@ mod collider;
 mod filter;
 mod manifolds;
 mod query;
+mod query_tree;
 mod reduce;
 
 pub use crate::handles::ColliderHandle;
@@ -320,6 +321,9 @@ pub(crate) struct CollisionPipeline {
     /// `invalidate_queries` (the world calls it on every change to poses or colliders,
     /// and on every step, whose broad phase runs before the bodies move).
     queries_current: bool,
+    /// The broad phase's tree laid out for rays, made by `refresh_queries`
+    /// (`query_tree`); read only while `queries_current`.
+    ray_tree: query_tree::RayTree,
 }
 
 impl std::fmt::Debug for CollisionPipeline {

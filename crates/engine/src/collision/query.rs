@@ -17,6 +17,7 @@
 //! the tree up to date as one more broad-phase update.
 
 use super::broad_phase::{BroadPhase, Proxy};
+use super::query_tree::{DirectLeaf, DirectShape, RayTree, SlabRay};
 use super::{body_of, Collider, CollisionGroups, CollisionPipeline};
 use crate::body::{BodyKind, RigidBody};
 use crate::handles::{Arena, BodyHandle, ColliderHandle};
@@ -175,6 +176,16 @@ impl<'a> QueryFilter<'a> {
         self
     }
 
+    /// Whether the filter accepts every enabled collider (the default).
+    fn accepts_all_enabled(&self) -> bool {
+        self.groups.is_none()
+            && self.exclude_collider.is_none()
+            && self.exclude_body.is_none()
+            && !(self.exclude_static || self.exclude_kinematic || self.exclude_dynamic)
+            && !self.exclude_sensors
+            && self.predicate.is_none()
+    }
+
     /// Whether kind `kind` is excluded.
     fn excludes(&self, kind: BodyKind) -> bool {
         match kind {
@@ -284,6 +295,8 @@ pub(crate) struct SceneQuery<'w> {
     /// Each enabled collider's shape pose by slot, when `broad` is current (computed when
     /// the tree was refreshed): saves composing body and collider poses per candidate.
     poses: Option<&'w [ParryPose]>,
+    /// The tree's copy laid out for rays, when `broad` is current and the copy was made.
+    rays: Option<&'w RayTree>,
 }
 
 /// The smallest `f64` above `x >= 0` (`x` itself if infinite): an inclusive limit for
@@ -365,48 +378,6 @@ fn search_tree<T: Ranked>(
     *best = kept.get();
 }
 
-/// A ray prepared for box tests: its origin and the reciprocal of its direction, with zero
-/// components replaced by a huge finite value so that a ray lying in a box's face plane
-/// gives `0 * huge = 0` instead of `0 * inf = NaN`.
-#[derive(Clone, Copy)]
-struct SlabRay {
-    origin: Vec3,
-    inverse_direction: Vec3,
-}
-
-impl SlabRay {
-    fn new(ray: &ParryRay) -> Self {
-        let invert = |d: f64| {
-            let inverse = 1.0 / d;
-            if inverse.is_finite() {
-                inverse
-            } else {
-                f64::MAX.copysign(d)
-            }
-        };
-        Self {
-            origin: ray.origin,
-            inverse_direction: Vec3::new(invert(ray.dir.x), invert(ray.dir.y), invert(ray.dir.z)),
-        }
-    }
-
-    /// The time the ray enters `node`'s box (0 if it starts inside), or `f64::MAX` if it
-    /// misses it before `max_toi`: the slab test, branch-free. The tree descent spends most
-    /// of a ray's time here; parry's general box cast divides per axis and branches.
-    #[inline]
-    fn entry(&self, node: &BvhNode, max_toi: f64) -> f64 {
-        let near = (node.mins() - self.origin) * self.inverse_direction;
-        let far = (node.maxs() - self.origin) * self.inverse_direction;
-        let enter = near.min(far).max_element().max(0.0);
-        let leave = far.max(near).min_element().min(max_toi);
-        if enter <= leave {
-            enter
-        } else {
-            f64::MAX
-        }
-    }
-}
-
 /// A solid ray against the ball of `radius` centred at `center`: the time of impact up to
 /// `max_toi` and the outward normal there (zero when the ray starts inside, at time 0).
 /// The roots of `|o + t d - c|^2 = r^2`, the nearer taken in the cancellation-free form.
@@ -433,6 +404,42 @@ fn ray_ball(ray: &ParryRay, center: Vec3, radius: f64, max_toi: f64) -> Option<(
     }
     let normal = (offset + ray.dir * toi) / radius;
     Some((toi, normal))
+}
+
+/// A solid ray against the box of half extents `half` at `pose`: the time of impact up to
+/// `max_toi` and the outward normal there (zero when the ray starts inside or on it, at
+/// time 0). The slab test in the box's frame; the normal is that of the face entered
+/// last.
+fn ray_cuboid(ray: &ParryRay, pose: &ParryPose, half: Vec3, max_toi: f64) -> Option<(f64, Vec3)> {
+    let origin = pose.rotation.inverse() * (ray.origin - pose.translation);
+    if origin.abs().cmple(half).all() {
+        return Some((0.0, Vec3::ZERO));
+    }
+    let dir = pose.rotation.inverse() * ray.dir;
+    let (mut enter, mut leave) = (0.0f64, max_toi);
+    let mut face = Vec3::ZERO;
+    for axis in 0..3 {
+        if dir[axis] == 0.0 {
+            if origin[axis].abs() > half[axis] {
+                return None;
+            }
+            continue;
+        }
+        let inverse = 1.0 / dir[axis];
+        let a = (-half[axis] - origin[axis]) * inverse;
+        let b = (half[axis] - origin[axis]) * inverse;
+        let (near, far) = if a < b { (a, b) } else { (b, a) };
+        if near > enter {
+            enter = near;
+            face = Vec3::ZERO;
+            face[axis] = -dir[axis].signum();
+        }
+        leave = leave.min(far);
+        if enter > leave {
+            return None;
+        }
+    }
+    (face != Vec3::ZERO).then(|| (enter, pose.rotation * face))
 }
 
 fn parry_pose(pose: &Pose) -> ParryPose {
@@ -466,6 +473,8 @@ impl<'w> SceneQuery<'w> {
             poses: pipeline
                 .queries_current
                 .then_some(pipeline.shape_poses.as_slice()),
+            rays: (pipeline.queries_current && pipeline.ray_tree.usable())
+                .then_some(&pipeline.ray_tree),
         }
     }
 
@@ -561,6 +570,25 @@ impl<'w> SceneQuery<'w> {
         max_toi: f64,
         filter: &QueryFilter<'_>,
     ) -> Option<RayHit> {
+        if let Some(leaf) = self.rays.and_then(|rays| rays.direct(slot)) {
+            // Every tree leaf is enabled: with nothing else to filter, balls and boxes are
+            // answered from the copy's own record.
+            if filter.accepts_all_enabled() {
+                let (toi, normal) = match leaf.shape {
+                    DirectShape::Ball(radius) => {
+                        ray_ball(ray, leaf.pose.translation, radius, max_toi)?
+                    }
+                    DirectShape::Cuboid(half) => ray_cuboid(ray, &leaf.pose, half, max_toi)?,
+                };
+                return Some(RayHit {
+                    collider: leaf.handle,
+                    body: leaf.body,
+                    toi,
+                    point: ray.origin + ray.dir * toi,
+                    normal,
+                });
+            }
+        }
         let c = self.candidate(slot, filter)?;
         if let Some(ball) = c.collider.shape.as_ball() {
             // Balls are most of what rays meet in piles: solved in the world frame, without
@@ -604,18 +632,25 @@ impl<'w> SceneQuery<'w> {
             return None;
         }
         let ray = ParryRay::new(ray.origin, ray.dir);
-        let slab = SlabRay::new(&ray);
+        let slab = SlabRay::new(ray.origin, ray.dir);
         let mut best: Option<RayHit> = None;
         self.for_each_direct(filter, |slot| {
             let limit = best.map_or(max_toi, |b| b.toi);
             keep_best(&mut best, self.ray_at(slot, &ray, limit, filter));
         });
-        if let Some(tree) = self.tree() {
+        if let Some(rays) = self.rays {
+            let limit = best.map_or(max_toi, |b| b.toi);
+            rays.descend(&slab, limit, |leaf, limit| {
+                let found = self.ray_at(leaf as usize, &ray, limit, filter)?;
+                keep_best(&mut best, Some(found));
+                Some(found.toi)
+            });
+        } else if let Some(tree) = self.tree() {
             search_tree(
                 tree,
                 &mut best,
                 max_toi,
-                |node: &BvhNode, below| slab.entry(node, below),
+                |node: &BvhNode, below| slab.entry(node.mins(), node.maxs(), below),
                 |leaf, limit| self.ray_at(leaf as usize, &ray, limit, filter),
             );
         }
@@ -637,12 +672,17 @@ impl<'w> SceneQuery<'w> {
             return hits;
         }
         let ray = ParryRay::new(ray.origin, ray.dir);
-        let slab = SlabRay::new(&ray);
+        let slab = SlabRay::new(ray.origin, ray.dir);
         self.for_each_direct(filter, |slot| {
             hits.extend(self.ray_at(slot, &ray, max_toi, filter));
         });
-        if let Some(tree) = self.tree() {
-            for leaf in tree.leaves(|node: &BvhNode| slab.entry(node, max_toi) < f64::MAX) {
+        if let Some(rays) = self.rays {
+            rays.for_each_entered(&slab, max_toi, |leaf| {
+                hits.extend(self.ray_at(leaf as usize, &ray, max_toi, filter));
+            });
+        } else if let Some(tree) = self.tree() {
+            let entered = |node: &BvhNode| slab.entry(node.mins(), node.maxs(), max_toi) < f64::MAX;
+            for leaf in tree.leaves(entered) {
                 hits.extend(self.ray_at(leaf as usize, &ray, max_toi, filter));
             }
         }
@@ -950,6 +990,30 @@ impl CollisionPipeline {
             self.shape_poses.push(pose);
         }
         self.broad.update(&self.proxies, prediction);
+        let (shape_poses, everywhere) = (
+            &self.shape_poses,
+            Aabb::new(Vec3::splat(-f64::MAX), Vec3::splat(f64::MAX)),
+        );
+        self.ray_tree.rebuild(self.broad.tree(), |slot| {
+            colliders.slot(slot as usize).map_or(everywhere, |c| {
+                c.shape.compute_aabb(&shape_poses[slot as usize])
+            })
+        });
+        self.ray_tree
+            .set_direct((0..colliders.capacity()).map(|slot| {
+                let collider = colliders.slot(slot).filter(|c| c.enabled)?;
+                let shape = if let Some(ball) = collider.shape.as_ball() {
+                    DirectShape::Ball(ball.radius)
+                } else {
+                    DirectShape::Cuboid(collider.shape.as_cuboid()?.half_extents)
+                };
+                Some(DirectLeaf {
+                    handle: colliders.handle_at(slot)?,
+                    body: collider.body,
+                    pose: shape_poses[slot],
+                    shape,
+                })
+            }));
         self.queries_current = true;
     }
 
