@@ -27,7 +27,7 @@ LAYERS = [
     ["poststab", "sleep"],
     ["step"],
     ["world"],
-    ["snapshot", "scenes", "prelude"],
+    ["snapshot", "scenes", "prelude", "batch"],
 ]
 
 # Names at the crate root that are not modules of the crate (re-exported crates).

@@ -51,6 +51,7 @@
 #![warn(missing_docs)]
 
 // Layers, bottom to top (scripts/check-layers.py enforces that imports point down).
+mod batch;
 mod body;
 mod collision;
 mod contact;
@@ -79,6 +80,7 @@ pub struct ReadmeExamples;
 pub use parry3d_f64 as parry;
 pub use stiction_lcp as lcp;
 
+pub use batch::{BatchActions, BatchError, BatchLayout, BatchState, WorldBatch, WorldStatus};
 pub use body::{
     BodyKind, GyroscopicMode, InverseMass, MassProperties, OrientationUpdate, RigidBody,
     RigidBodyBuilder, Velocity,
