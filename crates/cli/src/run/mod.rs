@@ -190,6 +190,8 @@ pub struct RunSummary {
     pub steps_above_residual_warning: u64,
     /// Largest joint anchor separation at the end, m.
     pub joint_error_end: f64,
+    /// Deepest penetration of any contact after any step, m (0 without contacts).
+    pub max_penetration: f64,
     /// Steps in which some island's solve did not reach its tolerance (with the iterative
     /// stepper's default tolerance of 0, every step whose sweeps ran out: see
     /// [`RunSummary::warning`] for what matters).
@@ -219,10 +221,18 @@ pub fn prepare(
     source: &Source,
     overrides: &Overrides,
 ) -> Result<(SceneFile, BuiltScene), SceneError> {
-    let mut file = source.read()?;
+    prepare_file(source.read()?, &source.label(), overrides)
+}
+
+/// [`prepare`] for a scene already read (and perhaps edited, as `stiction sweep` does);
+/// `label` names it in errors and its folder is where relative file names start.
+pub fn prepare_file(
+    mut file: SceneFile,
+    label: &Path,
+    overrides: &Overrides,
+) -> Result<(SceneFile, BuiltScene), SceneError> {
     overrides.apply(&mut file);
-    let label = source.label();
-    let built = scene::check_and_build(&file, &label)?;
+    let built = scene::check_and_build(&file, label)?;
     // scene.json states the step and gravity run, also where the models gave them.
     file.world.step = Some(built.h);
     file.world.gravity = Some(built.world.settings().gravity.to_array());
@@ -369,6 +379,17 @@ pub fn execute_with(
     out: &Path,
     options: &RunOptions,
 ) -> Result<RunSummary, CliError> {
+    execute_in_place(file, &mut scene, out, options)
+}
+
+/// [`execute_with`] leaving the stepped scene to the caller, who may read its final state
+/// (`stiction sweep` reports a body's final position and velocity).
+pub fn execute_in_place(
+    file: &SceneFile,
+    scene: &mut BuiltScene,
+    out: &Path,
+    options: &RunOptions,
+) -> Result<RunSummary, CliError> {
     let progress = options.progress;
     let first_step = options.resumed_from_step.unwrap_or(0);
     std::fs::create_dir_all(out).map_err(|e| CliError::write(out, e))?;
@@ -376,7 +397,7 @@ pub fn execute_with(
     let scene_json = scene_json.map_err(|e| CliError::write(out, e))?;
     std::fs::write(out.join(record::SCENE_FILE), scene_json + "\n")
         .map_err(|e| CliError::write(out, e))?;
-    let mut recorder = Recorder::create(out, &scene).map_err(|e| CliError::write(out, e))?;
+    let mut recorder = Recorder::create(out, scene).map_err(|e| CliError::write(out, e))?;
     let mut sensors =
         SensorRecorder::create(out, &scene.sensors).map_err(|e| CliError::write(out, e))?;
     // The statistics file has each step's phase times.
@@ -387,7 +408,7 @@ pub fn execute_with(
     // there, with that step's statistics, which a snapshot does not keep).
     if options.resumed_from_step.is_none() {
         recorder
-            .record(&scene, 0, None, &start)
+            .record(scene, 0, None, &start)
             .map_err(|e| CliError::write(out, e))?;
         sensors
             .record(&mut scene.world, 0, scene.steps)
@@ -400,6 +421,7 @@ pub fn execute_with(
     let mut max_residual_step = 0;
     let mut above_warning = 0;
     let mut unsolved = 0;
+    let mut max_penetration: f64 = 0.0;
     let mut last = start;
     let mut error = None;
     let mut done = first_step;
@@ -409,7 +431,7 @@ pub fn execute_with(
             Err(e) => {
                 error = Some(format!(
                     "step {step} failed: {}",
-                    describe_step_error(&e, &scene)
+                    describe_step_error(&e, scene)
                 ));
                 break;
             }
@@ -424,10 +446,11 @@ pub fn execute_with(
         above_warning +=
             u64::from(stats.worst_residual > RESIDUAL_WARNING || stats.worst_residual.is_nan());
         unsolved += u64::from(stats.unsolved_islands > 0);
+        max_penetration = max_penetration.max(record::max_penetration(&scene.world));
         if step % scene.record.every == 0 || step == scene.steps {
             last = measure(&scene.world);
             recorder
-                .record(&scene, step, Some(&stats), &last)
+                .record(scene, step, Some(&stats), &last)
                 .map_err(|e| CliError::write(out, e))?;
         }
         if !sensors.is_empty() {
@@ -463,8 +486,9 @@ pub fn execute_with(
         max_residual_step,
         steps_above_residual_warning: above_warning,
         joint_error_end: last.joint_error,
+        max_penetration,
         steps_with_unsolved_islands: unsolved,
-        files: written_files(&scene),
+        files: written_files(scene),
         error,
         warning: residual_warning(
             max_residual,
