@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use stiction_lcp::LcpError;
 
 use crate::scene::SceneError;
+use crate::sweep::SweepError;
 
 /// Exit status for bad input or usage (clap uses the same for its own usage errors).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -68,6 +69,9 @@ pub enum CliError {
     /// the message says what failed, in the scene's names.
     #[error("{0}")]
     Failed(String),
+    /// A sweep refused before any run (a bad --set, a directory holding another sweep).
+    #[error(transparent)]
+    Sweep(#[from] SweepError),
     /// A command-line value is out of range.
     #[error("{option}: {rule}")]
     Usage {
@@ -104,6 +108,7 @@ impl CliError {
             | CliError::Scene(_)
             | CliError::Model(_)
             | CliError::RunDir { .. }
+            | CliError::Sweep(_)
             | CliError::Usage { .. } => EXIT_BAD_INPUT,
             CliError::Output(_) | CliError::Write { .. } | CliError::Failed(_) => EXIT_FAILED,
         }

@@ -14,6 +14,7 @@ mod render;
 mod run;
 mod step_error;
 mod stress;
+mod sweep;
 mod view;
 
 // The scene reader lives in the library (src/lib.rs) so the fuzz target can reach it.
@@ -54,6 +55,9 @@ enum Command {
     /// Look at a run directory in the browser in 3-D (served on loopback, or one HTML file
     /// with --html), or step a scene live there (--live).
     View(view::ViewArgs),
+    /// Run a scene over every combination of parameter values (--set PATH=VALUES) and
+    /// seeds on all cores, one row per run in DIR/summary.csv (docs/sweep.md).
+    Sweep(sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Lcp(args) => lcp_cmd::run(args),
         Command::Stress(args) => stress::stress(args),
         Command::View(args) => view::view(args),
+        Command::Sweep(args) => sweep::sweep(args),
     };
     match outcome {
         Ok(code) => code,
