@@ -14,6 +14,8 @@
 //!   the last step, as numpy arrays of collider and body indices;
 //! - `lcp` (`stiction.lcp`): the boxed-LCP solvers of `stiction-lcp` on numpy arrays,
 //!   and the problems a running world hands its exact stepper;
+//! - `batch` (`stiction.Batch`): many worlds stepped together on the engine's thread pool,
+//!   actions in and states out as `(N, ...)` numpy arrays, the GIL released;
 //! - `errors`: the `StictionError` family, carrying the engine's and the CLI's one-line
 //!   messages.
 //!
@@ -21,6 +23,7 @@
 //! checked here or by the engine before it is used, and the engine itself never panics on
 //! bad input (it returns typed errors).
 
+mod batch;
 mod convert;
 mod drive;
 mod errors;
@@ -39,6 +42,7 @@ use pyo3::prelude::*;
 fn stiction_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<world::PyWorld>()?;
+    m.add_class::<batch::PyBatch>()?;
     m.add_class::<state::PyStepStats>()?;
     m.add_class::<state::PyContacts>()?;
     m.add_class::<state::PyJointFeedback>()?;

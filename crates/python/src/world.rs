@@ -159,6 +159,21 @@ impl JointOptions {
 }
 
 impl PyWorld {
+    /// The step size `step()` uses when given none, s.
+    pub(crate) fn timestep(&self) -> f64 {
+        self.timestep
+    }
+
+    /// This view (names, indices, step size) over `world`, a later state of the same
+    /// world (a batch's); the step count follows its time.
+    pub(crate) fn with_world(&self, world: World) -> Self {
+        let mut copy = self.clone();
+        let elapsed = world.time() - self.world.time();
+        copy.steps += (elapsed / self.timestep).round().max(0.0) as u64;
+        copy.world = world;
+        copy
+    }
+
     fn empty(world: World, timestep: f64) -> Self {
         Self {
             world,

@@ -19,12 +19,15 @@ indices in the order they were added (the rows of every state array) or names.
 
 - :class:`World`: bodies, colliders, joints, stepping, state arrays, contacts, snapshots,
   scene queries (rays, shape casts, overlaps) and sensor and contact events.
+- :class:`Batch`: many worlds stepped together on all cores, actions and states as
+  ``(N, ...)`` arrays.
 - :mod:`stiction.lcp`: the LCP solvers on numpy arrays.
 - :class:`StictionError` (a ``ValueError``) and its subclasses for every refusal.
 """
 
 from ._stiction import (
     SNAPSHOT_FORMAT_VERSION,
+    Batch,
     ContactEvents,
     ContactPairs,
     Contacts,
@@ -49,6 +52,7 @@ from . import lcp
 
 __all__ = [
     "SNAPSHOT_FORMAT_VERSION",
+    "Batch",
     "ContactEvents",
     "ContactPairs",
     "Contacts",

@@ -1102,6 +1102,62 @@ class World:
     def captured_islands(self) -> list[int]:
         """The island index of each captured problem."""
 
+class BatchState(TypedDict):
+    """The state of every world of a :class:`Batch`."""
+
+    positions: _FloatArray
+    orientations: _FloatArray
+    linear_velocities: _FloatArray
+    angular_velocities: _FloatArray
+    time: _FloatArray
+    failed: npt.NDArray[np.bool_]
+
+@final
+class Batch:
+    """Many worlds stepped together on a thread pool, one call per step for the whole
+    batch, the GIL released. Each world steps bit for bit as it would alone, whatever the
+    thread count. Actions and states are ``(N, ...)`` arrays over each world's bodies and
+    servo axes in index order."""
+
+    def __init__(
+        self,
+        source: Union[World, Sequence[World], str, os.PathLike[str]],
+        n: Optional[int] = None,
+        *,
+        threads: int = 0,
+    ) -> None:
+        """``n`` copies of a world or scene (as ``World.from_scene`` takes it), or the
+        worlds of a list (copied). ``threads``: the pool's size (0: one per core)."""
+    def __len__(self) -> int: ...
+    @property
+    def threads(self) -> int:
+        """The number of threads the batch steps on."""
+    @property
+    def timestep(self) -> float:
+        """The step ``step()`` takes when given none (the first world's), s."""
+    def step(
+        self,
+        forces: Optional[npt.ArrayLike] = None,
+        torques: Optional[npt.ArrayLike] = None,
+        servo_targets: Optional[npt.ArrayLike] = None,
+        *,
+        steps: int = 1,
+        h: Optional[float] = None,
+    ) -> BatchState:
+        """Step every running world ``steps`` times after applying the actions: forces and
+        torques (N, bodies, 3) before every step, servo targets (N, servo axes) once. A
+        world whose action or step is refused is held and flagged in ``failed``; bad
+        shapes raise ``WorldError`` and step nothing."""
+    def state(self) -> BatchState:
+        """Positions (N, bodies, 3), orientations (N, bodies, 4; w, x, y, z), velocities
+        (N, bodies, 3), times (N,) and the held flags (N,)."""
+    def errors(self) -> list[Tuple[int, str]]:
+        """The held worlds and why."""
+    def reset(self, indices: Optional[Sequence[int]] = None, world: Optional[World] = None) -> None:
+        """Reset worlds (default: all) to how they started, or to ``world``."""
+    def world(self, index: int) -> World:
+        """A copy of world ``index``."""
+
 def _lcp_solve(
     a: npt.ArrayLike,
     b: npt.ArrayLike,
