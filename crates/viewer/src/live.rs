@@ -29,7 +29,8 @@ pub enum Control {
         /// Where to pull it, m, world frame.
         target: [f64; 3],
         /// The point of the body held, m, world frame at the time of the grab (default:
-        /// its centre of mass).
+        /// its centre of mass); while the same body stays grabbed, later messages move the
+        /// target only.
         #[serde(default)]
         point: Option<[f64; 3]>,
     },
@@ -82,10 +83,12 @@ pub const MAX_SPEED: f64 = 4.0;
 /// How a playing [`WorldSource`] decides how far each frame request advances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Pacing {
-    /// By the wall-clock time since the previous frame request times the speed (at most
-    /// 0.1 s of wall time per request, so a stalled page causes no burst of steps), in
-    /// whole steps with the remainder carried: real time at speed 1 whenever the steps
-    /// are fast enough, whatever the page's polling rate.
+    /// By the wall-clock time since the previous frame request times the speed, in whole
+    /// steps with the remainder carried: real time at speed 1 whenever the steps are fast
+    /// enough, whatever the page's polling rate. At most 2 s of wall time count per
+    /// request and its steps stop after 0.1 s of stepping (the time still owed is then
+    /// dropped), so neither a stalled page nor a world too slow for real time causes a
+    /// burst of steps.
     #[default]
     RealTime,
     /// `steps_per_frame` times the speed per request (the fraction carried), regardless of
@@ -122,6 +125,9 @@ pub struct LiveStats {
     pub potential_energy: f64,
     /// Their sum, J.
     pub energy: f64,
+    /// The source's wall clock when this frame was made, s since the source was made: the
+    /// real-time factor is the frames' `time` difference over this one's.
+    pub clock: f64,
 }
 
 /// What `GET /frame` answers in live mode.
@@ -190,10 +196,15 @@ pub struct WorldSource {
     iterative: Solver,
     last_steps: usize,
     last_step_ms: Option<f64>,
+    born: Instant,
 }
 
-/// Most wall time one frame request accounts for under [`Pacing::RealTime`], s.
-const MAX_WALL_PER_FRAME: f64 = 0.1;
+/// Most wall time one frame request accounts for under [`Pacing::RealTime`], s: a page
+/// rendering in software on a busy machine polls only every 0.1 to 1 s and must still
+/// get real time.
+const MAX_WALL_PER_FRAME: f64 = 2.0;
+/// Most stepping time one frame request spends under [`Pacing::RealTime`], s.
+const MAX_STEPPING_PER_FRAME: f64 = 0.1;
 
 #[derive(Debug, Clone, Copy)]
 struct Grab {
@@ -238,6 +249,7 @@ impl WorldSource {
             iterative,
             last_steps: 0,
             last_step_ms: None,
+            born: Instant::now(),
         }
     }
 
@@ -305,18 +317,24 @@ impl WorldSource {
         self.world.bodies().nth(index).map(|(h, _)| h)
     }
 
-    fn advance(&mut self, steps: usize) {
+    fn advance(&mut self, steps: usize, budget: Option<f64>) {
+        let started = Instant::now();
         for _ in 0..steps {
+            if budget.is_some_and(|b| started.elapsed().as_secs_f64() > b) {
+                // Slower than real time: fall behind rather than owe ever more steps.
+                self.owed = 0.0;
+                return;
+            }
             if let Err(e) = self.apply_grab() {
                 self.fail(e);
                 return;
             }
-            let started = Instant::now();
+            let step_started = Instant::now();
             if let Err(e) = self.world.step(self.h) {
                 self.fail(format!("step {} failed: {e}", self.step + 1));
                 return;
             }
-            self.last_step_ms = Some(started.elapsed().as_secs_f64() * 1e3);
+            self.last_step_ms = Some(step_started.elapsed().as_secs_f64() * 1e3);
             self.step += 1;
         }
     }
@@ -392,6 +410,7 @@ impl WorldSource {
             kinetic_energy: kinetic,
             potential_energy: potential,
             energy: kinetic + potential,
+            clock: self.born.elapsed().as_secs_f64(),
         }
     }
 
@@ -443,10 +462,13 @@ impl LiveSource for WorldSource {
         } else {
             std::mem::take(&mut self.pending)
         };
-        self.last_steps = steps;
+        let budget =
+            (self.playing && self.pacing == Pacing::RealTime).then_some(MAX_STEPPING_PER_FRAME);
+        let before = self.step;
         if steps > 0 {
-            self.advance(steps);
+            self.advance(steps, budget);
         }
+        self.last_steps = (self.step - before) as usize;
         self.frame_now()
     }
 
@@ -523,8 +545,13 @@ impl LiveSource for WorldSource {
                     return Err(format!("body {body} is not dynamic"));
                 }
                 let local = match point.map(Vec3::from_array) {
-                    Some(p) if p.is_finite() => b.orientation().inverse() * (p - b.position()),
-                    Some(_) => return Err("the grab point must be finite".into()),
+                    Some(p) if !p.is_finite() => return Err("the grab point must be finite".into()),
+                    // The same body again (a drag): the point held stays the one first
+                    // grabbed, not the first message's world point in the body's new pose.
+                    _ if self.grab.is_some_and(|g| g.body == handle) => {
+                        self.grab.map_or(Vec3::ZERO, |g| g.local)
+                    }
+                    Some(p) => b.orientation().inverse() * (p - b.position()),
                     None => Vec3::ZERO,
                 };
                 self.grab = Some(Grab {
