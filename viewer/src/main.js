@@ -44,6 +44,7 @@ const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 4];
 const api = {
   ready: false,
   error: null,
+  firstFrameAt: null,
   viewer: null,
   get frameIndex() {
     return this.viewer ? this.viewer.index : 0;
@@ -57,6 +58,23 @@ const api = {
   setFrame(i) {
     if (this.viewer) this.viewer.setFrame(i);
     return this.frameIndex;
+  },
+  /** The step number of the frame shown (null before the first frame). */
+  get frameStep() {
+    const f = this.viewer ? this.viewer.frame() : null;
+    return f ? f.step : null;
+  },
+  /** What the contact overlay draws now: `{points, normals, forces}` (zeros when off). */
+  contactCounts() {
+    return this.viewer ? this.viewer.overlays.contactCounts() : { points: 0, normals: 0, forces: 0 };
+  },
+  /** Live: the newest frame's statistics from the server (`LiveStats`) and `realTime`. */
+  get liveStats() {
+    return this.viewer && this.viewer.liveStats ? { ...this.viewer.liveStats, realTime: this.viewer.realTime } : null;
+  },
+  /** Live: the last grab message sent (`{body, target, point}`), null before any. */
+  get lastGrab() {
+    return this.viewer && this.viewer.link ? this.viewer.link.lastGrab : null;
   },
 };
 window.stictionViewer = api;
@@ -78,6 +96,10 @@ class Viewer {
     this.speed = 1;
     this.playTime = 0;
     this.livePlaying = false;
+    this.liveStats = null;
+    this.realTime = null;
+    // (wall ms, simulated s) of recent live frames, for the real-time factor shown.
+    this.clockSamples = [];
     this.hovered = null;
     this.selected = null;
     this.fitted = false;
@@ -162,8 +184,16 @@ class Viewer {
     }
     this.speedSelect.addEventListener('change', () => {
       this.speed = Number(this.speedSelect.value);
+      // Live, the server paces the stepping: slow motion is fewer steps per second there.
+      if (this.live) this.link.send({ type: 'speed', speed: this.speed });
+      this.speedSelect.blur();
     });
-    if (this.live) this.speedSelect.disabled = true;
+    if (this.live) {
+      this.solverSelect = el('select', 'sv-solver', bar);
+      this.solverSelect.title = 'stepper: exact (Dantzig pivoting) or iterative (Gauss-Seidel sweeps)';
+      for (const name of ['exact', 'iterative']) el('option', '', this.solverSelect, name).value = name;
+      this.solverSelect.addEventListener('change', () => this.switchSolver(this.solverSelect.value));
+    }
     this.timeline = el('input', 'sv-timeline', bar);
     this.timeline.type = 'range';
     this.timeline.min = '0';
@@ -171,6 +201,7 @@ class Viewer {
     this.timeline.addEventListener('input', () => this.setFrame(Number(this.timeline.value)));
     this.frameLabel = el('span', 'sv-frame', bar, '');
     this.plotBox = el('div', 'sv-plots', document.body);
+    if (this.live) this.statsBox = el('div', 'sv-stats', this.view);
   }
 
   setStatus(text, error) {
@@ -403,6 +434,15 @@ class Viewer {
     clear();
   }
 
+  /** Asks the server for another stepper; the select follows the server's answer. */
+  async switchSolver(name) {
+    this.solverPending = name;
+    const answer = await this.link.send({ type: 'solver', solver: name });
+    this.solverPending = null;
+    if (!answer.ok && this.liveStats) this.solverSelect.value = this.liveStats.solver;
+    this.solverSelect.blur();
+  }
+
   bodyPositions() {
     return this.groups.map((g) => [g.position.x, g.position.y, g.position.z]);
   }
@@ -607,6 +647,7 @@ class Viewer {
       this.scene.frames[n - 1] = live.frame;
     }
     this.livePlaying = live.playing;
+    if (live.stats) this.showStats(live);
     if (live.error) this.setStatus(live.error, true);
     else if (this.status.classList.contains('sv-error') && this.link.failures === 0) this.setStatus('', false);
     if (!this.fitted) this.fitView();
@@ -618,6 +659,40 @@ class Viewer {
     this.plots.setSeries(this.scene.plots, this.scene.frames.length);
     if (following) this.index = this.scene.frames.length - 1;
     this.applyFrame();
+  }
+
+  /** The statistics panel: the last step's figures, the energy and the real-time factor. */
+  showStats(live) {
+    const s = live.stats;
+    this.liveStats = s;
+    if (this.solverSelect && !this.solverPending && this.solverSelect.value !== s.solver) this.solverSelect.value = s.solver;
+    const now = performance.now();
+    const samples = this.clockSamples;
+    // The server's clock, not the arrival time: a busy page receives frames late and unevenly.
+    if (!live.playing) samples.length = 0;
+    else samples.push([now, live.frame.time, s.clock]);
+    while (samples.length > 2 && now - samples[0][0] > 2000) samples.shift();
+    const span = samples.length > 1 ? samples[samples.length - 1][2] - samples[0][2] : 0;
+    this.realTime = span > 0.25 ? (samples[samples.length - 1][1] - samples[0][1]) / span : null;
+    const effort = s.solver === 'exact' ? `${s.pivots} pivots${s.sweeps ? `, ${s.sweeps} sweeps (fallback)` : ''}` : `${s.sweeps} sweeps`;
+    const rows = [
+      ['stepper', `${s.solver}, ${s.speed}x`],
+      ['step time', s.step_ms === null ? '-' : `${s.step_ms.toFixed(3)} ms`],
+      ['contacts', String(s.contacts)],
+      ['rows', `${s.rows} in ${s.islands} islands`],
+      ['solve', effort],
+      ['residual', s.residual === null ? '-' : fmt(s.residual, 3)],
+      ['energy', `${fmt(s.energy, 4)} J (kinetic ${fmt(s.kinetic_energy, 3)})`],
+      ['real time', this.realTime === null ? '-' : `${this.realTime.toFixed(2)}x`],
+    ];
+    this.statsBox.replaceChildren();
+    el('h3', '', this.statsBox, `last step (${live.frame.step})`);
+    const table = el('table', '', this.statsBox);
+    for (const [k, v] of rows) {
+      const tr = el('tr', '', table);
+      el('td', '', tr, k);
+      el('td', '', tr, v).dataset.stat = k;
+    }
   }
 
   // ---- loop -----------------------------------------------------------------------------
@@ -676,6 +751,8 @@ async function main() {
   api.viewer = viewer;
   if (cfg.live) viewer.startLive();
   viewer.render();
+  // Milliseconds from navigation start to the first frame drawn: the page-open benchmark.
+  api.firstFrameAt = performance.now();
   api.ready = true;
 }
 
