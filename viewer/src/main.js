@@ -8,6 +8,7 @@ import {
   DirectionalLight,
   Group,
   HemisphereLight,
+  Matrix4,
   MeshStandardMaterial,
   Object3D,
   PCFShadowMap,
@@ -25,7 +26,7 @@ import { config, contactForce, fmt, fmtVec, length3, loadScene, typicalContactFo
 import { appendLiveFrame, LiveLink } from './live.js';
 import { Overlays } from './overlays.js';
 import { Plots } from './plots.js';
-import { planeMesh, shapeMesh, shapeReach } from './shapes.js';
+import { instanceKey, instancedShapeMesh, planeMesh, shapeMesh, shapeReach } from './shapes.js';
 import { injectStyle } from './style.js';
 
 const PALETTE = [
@@ -39,6 +40,8 @@ const STATIC_COLOR = 0x9ea3ab;
 const NO_ISLAND_COLOR = 0x8a8f98;
 const SLEEP_COLOR = new Color(0x30333a);
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 4];
+/** Bodies of one identical shape drawn as one instanced mesh from this many on. */
+const INSTANCE_MIN = 16;
 
 // The test hook, there before anything loads: tests wait for `ready`.
 const api = {
@@ -253,10 +256,46 @@ class Viewer {
     this.pickable = [];
     this.reach = [];
     this.axes = [];
+    // Many bodies of one shape (a pile of spheres, a pyramid of boxes) are one draw call.
+    const keys = this.scene.bodies.map((body) => {
+      const solid = body.shapes.filter((shape) => shape.kind !== 'plane');
+      return solid.length === 1 && body.shapes.length === 1 ? instanceKey(solid[0]) : null;
+    });
+    const members = new Map();
+    keys.forEach((key, b) => {
+      if (key !== null) members.set(key, [...(members.get(key) || []), b]);
+    });
+    this.instanceSets = [];
+    const instanceOf = new Map();
+    for (const bodies of members.values()) {
+      if (bodies.length < INSTANCE_MIN) continue;
+      const { mesh, pose } = instancedShapeMesh(this.scene.bodies[bodies[0]].shapes[0], bodies.length);
+      mesh.userData.instances = bodies;
+      this.three.add(mesh);
+      this.pickable.push(mesh);
+      const set = { mesh, pose, bodies };
+      this.instanceSets.push(set);
+      bodies.forEach((b, index) => instanceOf.set(b, { set, index }));
+    }
     this.scene.bodies.forEach((body, b) => {
       const group = new Group();
       group.name = body.name;
       const base = body.kind === 'dynamic' ? PALETTE[b % PALETTE.length] : STATIC_COLOR;
+      const instance = instanceOf.get(b);
+      if (instance) {
+        const reach = Math.max(shapeReach(body.shapes[0]), 0.02);
+        const axes = new AxesHelper(reach * 1.4);
+        axes.material.depthTest = false;
+        axes.renderOrder = 4;
+        axes.visible = false;
+        group.add(axes);
+        this.three.add(group);
+        this.groups.push(group);
+        this.materials.push({ list: [], base: new Color(base), instance });
+        this.reach.push(reach);
+        this.axes.push(axes);
+        return;
+      }
       const material = new MeshStandardMaterial({ color: base, roughness: 0.55, metalness: 0.05 });
       const materials = [material];
       let reach = 0;
@@ -457,6 +496,7 @@ class Viewer {
         const q = f.orientations[b];
         g.quaternion.set(q[1], q[2], q[3], q[0]);
       });
+      this.updateInstances();
     }
     this.updateColours(f);
     for (const axes of this.axes) axes.visible = this.options.frames;
@@ -465,6 +505,21 @@ class Viewer {
     this.updateBar();
     this.plots.setCursor(this.index);
     this.updateInfo();
+  }
+
+  /** Instance matrices from the bodies' groups (body pose times the shape's pose). */
+  updateInstances() {
+    const m = new Matrix4();
+    for (const set of this.instanceSets) {
+      set.bodies.forEach((b, i) => {
+        const g = this.groups[b];
+        g.updateMatrix();
+        m.multiplyMatrices(g.matrix, set.pose);
+        set.mesh.setMatrixAt(i, m);
+      });
+      set.mesh.instanceMatrix.needsUpdate = true;
+      set.mesh.boundingSphere = null;
+    }
   }
 
   updateColours(f) {
@@ -479,6 +534,12 @@ class Viewer {
       }
       if (this.options.sleeping && f && f.sleeping && f.sleeping[b]) colour.lerp(SLEEP_COLOR, 0.65);
       const highlight = b === this.selected ? 0x3a3a18 : b === this.hovered ? 0x262626 : 0x000000;
+      if (m.instance) {
+        // No emissive per instance: the highlight is added to the colour.
+        m.instance.set.mesh.setColorAt(m.instance.index, colour.clone().add(new Color(highlight)));
+        m.instance.set.mesh.instanceColor.needsUpdate = true;
+        return;
+      }
       for (const material of m.list) {
         material.color.copy(colour);
         material.emissive.setHex(highlight);
@@ -538,7 +599,9 @@ class Viewer {
     this.pointer.set(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
     this.raycaster.setFromCamera(this.pointer, this.camera);
     const hit = this.raycaster.intersectObjects(this.pickable, false)[0];
-    return hit ? { body: hit.object.userData.body, point: hit.point } : null;
+    if (!hit) return null;
+    const instances = hit.object.userData.instances;
+    return { body: instances ? instances[hit.instanceId] : hit.object.userData.body, point: hit.point };
   }
 
   bindInput() {
