@@ -147,6 +147,30 @@ async function main() {
       assert(off.normals === 0 && off.forces === 0 && off.points === 0, `toggled off: ${JSON.stringify(off)}`);
       return `step 60: ${expect.count} contacts in the CSV (${expect.loaded} with a force), drawn ${JSON.stringify(on)}; step ${steps[0].step}: ${zero}; none when off`;
     });
+    await check('run: the boxes, drawn as one instanced mesh, are picked one by one', async () => {
+      const info = await page.evaluate(() => {
+        const v = window.stictionViewer.viewer;
+        return { sets: v.instanceSets.map((set) => set.bodies.length) };
+      });
+      assert(info.sets.length === 1 && info.sets[0] === 20, `instanced sets ${JSON.stringify(info.sets)}`);
+      const picked = [];
+      // Boxes near the camera's height: the ray to a low box's centre meets the box above first.
+      for (const b of [11, 15, 20]) {
+        const at = await page.evaluate((body) => {
+          const v = window.stictionViewer.viewer;
+          const p = v.groups[body].position.clone().project(v.camera);
+          const r = v.renderer.domElement.getBoundingClientRect();
+          return { x: r.left + ((p.x + 1) / 2) * r.width, y: r.top + ((1 - p.y) / 2) * r.height };
+        }, b);
+        await page.mouse.click(at.x, at.y);
+        const title = await page.locator('.sv-info h3').textContent();
+        assert(title === names[b], `clicked ${names[b]}, the panel shows "${title}"`);
+        picked.push(title);
+      }
+      await page.screenshot({ path: join(OUT, 'run-picked.png') });
+      await page.mouse.click(5, 300);
+      return `one instanced mesh of ${info.sets[0]} boxes; clicked ${picked.join(', ')}`;
+    });
     await check('run: one plot per recorded series', async () => {
       const plots = await page.locator('canvas.sv-plot').count();
       const series = Object.keys(data.plots).length;
