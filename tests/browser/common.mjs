@@ -156,3 +156,76 @@ export function embeddedScene(html) {
   assert(inline, 'the HTML holds no inline scene');
   return JSON.parse(inline[1]);
 }
+
+/** Launches headless Chromium with software WebGL (SwiftShader). */
+export async function launchChromium(chromium, executablePath) {
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'],
+  });
+}
+
+/**
+ * Starts `stiction view ... --json` (a live or served view) and resolves with the child and
+ * the page's URL, read from the summary line's `url`.
+ */
+export async function startView(spawn, bin, args) {
+  const { createInterface } = await import('node:readline');
+  const child = spawn(bin, ['view', ...args, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`stiction view ${args.join(' ')}: no address within 60 s`)), 60000);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const url = JSON.parse(line).url;
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`stiction view ${args.join(' ')} exited (${code}) before serving`)));
+  });
+}
+
+/** Ends a `stiction view` process with SIGINT (Ctrl-C) and waits for it. */
+export function stopView(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGINT');
+  });
+}
+
+/** A run directory's trajectory.csv: Map(step -> Map(body name -> [x, y, z])), exact. */
+export function trajectoryByStep(text) {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const header = lines[0].split(',');
+  const [step, body, x, y, z] = ['step', 'body', 'x', 'y', 'z'].map((name) => {
+    const i = header.indexOf(name);
+    assert(i >= 0, `trajectory.csv has no column ${name}`);
+    return i;
+  });
+  const steps = new Map();
+  for (const line of lines.slice(1)) {
+    const f = line.split(',');
+    const s = Number(f[step]);
+    if (!steps.has(s)) steps.set(s, new Map());
+    steps.get(s).set(f[body], [Number(f[x]), Number(f[y]), Number(f[z])]);
+  }
+  return steps;
+}
+
+/** The largest coordinate difference between two lists of positions. */
+export function largestDifference(actual, expected) {
+  assert(actual.length === expected.length, `${actual.length} positions, ${expected.length} expected`);
+  let worst = 0;
+  actual.forEach((p, b) => p.forEach((x, k) => {
+    worst = Math.max(worst, Math.abs(x - expected[b][k]));
+  }));
+  return worst;
+}

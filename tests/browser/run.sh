@@ -7,7 +7,13 @@
 # builds the stiction command, runs S4 (s4-stack-20) for 120 steps, writes the run's page
 # with `stiction view RUN_DIR --html FILE` and runs view_run.test.mjs: the page loads
 # without console errors, is not blank, and setFrame(last) shows trajectory.csv's last
-# step to 1e-9.
+# step to 1e-9, and the contact overlay draws one arrow per contact of contact_forces.csv.
+# live.test.mjs then serves S4 and tests/browser/scenes/apart-boxes.toml live with `stiction
+# view --live`: the page's state equals the server's and `stiction run`'s, the solver switch,
+# the statistics, grab-and-pull and slow motion work, malformed messages are refused.
+#
+# `bash tests/browser/run.sh --bench` runs bench.mjs instead (no tests): S2 playback fps,
+# live S4's real-time factor and the time to open a 600-step S1 run's page.
 #
 # Installs what is missing: Debian's chromium (apt-get, as root) and playwright-core (npm,
 # into tests/browser/node_modules, from package-lock.json). If either cannot be installed
@@ -15,6 +21,7 @@
 #
 #   bash tests/browser/run.sh
 #   STICTION_OUT=/tmp/viewer bash tests/browser/run.sh   # keep the HTML and screenshots
+#   bash tests/browser/run.sh --bench                    # the viewer's benchmark
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/tests/browser"
@@ -66,27 +73,51 @@ if [[ ! -f "$STAMP" ]] || ! cmp -s "$HERE/package-lock.json" "$STAMP"; then
   cp "$HERE/package-lock.json" "$STAMP"
 fi
 
-echo "tests/browser: building the falling_stack example"
-(cd "$ROOT" && cargo build --quiet -p stiction-viewer --example falling_stack)
-EXAMPLE="$ROOT/target/debug/examples/falling_stack"
+BENCH=0
+if [[ "${1:-}" == --bench ]]; then BENCH=1; fi
+
+# Release builds: the live checks and the benchmark step real scenes at real time.
+echo "tests/browser: building the falling_stack example and the stiction command (release)"
+(cd "$ROOT" && cargo build --quiet --release -p stiction-viewer --example falling_stack)
+(cd "$ROOT" && cargo build --quiet --release -p stiction-cli)
+EXAMPLE="$ROOT/target/release/examples/falling_stack"
+STICTION="$ROOT/target/release/stiction"
 
 OUT=${STICTION_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
+echo "tests/browser: $("$CHROMIUM" --version 2>/dev/null | head -1), output in $OUT"
+cd "$HERE"
+
+if [[ $BENCH == 1 ]]; then
+  echo "tests/browser: bench.mjs (S2 playback, live S4, S1 page open)"
+  STICTION_CHROMIUM="$CHROMIUM" STICTION_BIN="$STICTION" STICTION_ROOT="$ROOT" STICTION_OUT="$OUT" \
+    node bench.mjs
+  exit $?
+fi
+
 "$EXAMPLE" html "$OUT/falling_stack.html" >/dev/null
 "$EXAMPLE" json "$OUT/falling_stack.json" >/dev/null
-echo "tests/browser: $("$CHROMIUM" --version 2>/dev/null | head -1), output in $OUT"
 
-echo "tests/browser: building the stiction command, running S4 and writing its page"
-(cd "$ROOT" && cargo build --quiet -p stiction-cli)
-STICTION="$ROOT/target/debug/stiction"
-"$STICTION" run s4-stack-20 --steps 120 --quiet --out "$OUT/s4-run"
+echo "tests/browser: running S4 (contact forces recorded) and writing its page"
+# S4 as shipped records no contact forces; a copy with them recorded feeds the overlay check.
+sed 's/^every = 10$/every = 10\ncontact_forces = true/' "$ROOT/scenes/s4-stack-20.toml" > "$OUT/s4-stack-20.toml"
+grep -q '^contact_forces = true$' "$OUT/s4-stack-20.toml" || fail "could not add contact_forces to S4's [record]"
+"$STICTION" run "$OUT/s4-stack-20.toml" --steps 120 --quiet --out "$OUT/s4-run"
 "$STICTION" view "$OUT/s4-run" --html "$OUT/s4-run.html" --quiet
+# The live check plays S4 in real time, well past 120 steps on a slow page.
+"$STICTION" run "$OUT/s4-stack-20.toml" --steps 3000 --quiet --out "$OUT/s4-long"
+echo "tests/browser: running apart-boxes (the unpulled reference of the grab check)"
+"$STICTION" run "$HERE/scenes/apart-boxes.toml" --steps 14400 --quiet --out "$OUT/apart-run"
 
-cd "$HERE"
 status=0
 echo "tests/browser: viewer.test.mjs (the falling_stack example)"
 STICTION_CHROMIUM="$CHROMIUM" STICTION_EXAMPLE="$EXAMPLE" STICTION_OUT="$OUT" node viewer.test.mjs || status=1
 echo "tests/browser: view_run.test.mjs (stiction view of a recorded S4 run)"
 STICTION_CHROMIUM="$CHROMIUM" STICTION_RUN_DIR="$OUT/s4-run" STICTION_RUN_HTML="$OUT/s4-run.html" \
   STICTION_OUT="$OUT" node view_run.test.mjs || status=1
+echo "tests/browser: live.test.mjs (stiction view SCENE --live)"
+STICTION_CHROMIUM="$CHROMIUM" STICTION_BIN="$STICTION" STICTION_OUT="$OUT" \
+  STICTION_S4_SCENE="$OUT/s4-stack-20.toml" STICTION_S4_RUN="$OUT/s4-long" \
+  STICTION_APART_SCENE="$HERE/scenes/apart-boxes.toml" STICTION_APART_RUN="$OUT/apart-run" \
+  node live.test.mjs || status=1
 exit $status

@@ -8,7 +8,9 @@
 //
 // The page loads from file:// without console errors, its canvas is not blank, it has a
 // frame per recorded step, and setFrame(last) (and setFrame(0)) show trajectory.csv's
-// positions of that step to 1e-9, read from the CSV text, not from the page's data.
+// positions of that step to 1e-9, read from the CSV text, not from the page's data; at
+// step 60 the contact overlay draws one point and one normal arrow per row of
+// contact_forces.csv and one force arrow per row with a non-zero force.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +46,25 @@ function readTrajectory(path) {
     steps[steps.length - 1].positions.set(f[body], [Number(f[x]), Number(f[y]), Number(f[z])]);
   }
   return steps;
+}
+
+/** contact_forces.csv: Map(step -> {count, loaded}), loaded = rows with a non-zero force. */
+function readContacts(path) {
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const header = lines[0].split(',');
+  const step = header.indexOf('step');
+  const force = ['force_x', 'force_y', 'force_z'].map((n) => header.indexOf(n));
+  assert(step >= 0 && force.every((i) => i >= 0), `contact_forces.csv columns: ${header}`);
+  const out = new Map();
+  for (const line of lines.slice(1)) {
+    const f = line.split(',');
+    const s = Number(f[step]);
+    if (!out.has(s)) out.set(s, { count: 0, loaded: 0 });
+    const entry = out.get(s);
+    entry.count += 1;
+    if (force.some((i) => Number(f[i]) !== 0)) entry.loaded += 1;
+  }
+  return out;
 }
 
 async function main() {
@@ -102,6 +123,53 @@ async function main() {
       const s = await canvasStats(page, join(OUT, 'run-last.png'));
       assert(s.stddev > MIN_STDDEV, `blank at the last frame: ${s.stddev}`);
       return `${positions.length} bodies at step ${steps[last].step}, largest difference ${worst}; the top box moved ${moved.toExponential(2)} m`;
+    });
+    await check('run: the contact overlay draws one arrow per contact of contact_forces.csv', async () => {
+      const rows = readContacts(join(RUN_DIR, 'contact_forces.csv'));
+      const k = steps.findIndex((s) => s.step === 60);
+      assert(k >= 0, 'no recorded step 60');
+      const expect = rows.get(60) || { count: 0, loaded: 0 };
+      assert(expect.count > 0, 'contact_forces.csv has no contacts at step 60');
+      await page.evaluate((i) => window.stictionViewer.setFrame(i), k);
+      const on = await page.evaluate(() => window.stictionViewer.contactCounts());
+      assert(on.normals === expect.count, `${on.normals} normal arrows, ${expect.count} contacts in the CSV`);
+      assert(on.points === expect.count, `${on.points} contact points drawn, ${expect.count} in the CSV`);
+      assert(on.forces === expect.loaded, `${on.forces} force arrows, ${expect.loaded} contacts with a force in the CSV`);
+      await page.screenshot({ path: join(OUT, 'run-contacts.png') });
+      // Another step with another count, and the toggle.
+      const first = await page.evaluate(() => (window.stictionViewer.setFrame(0), window.stictionViewer.contactCounts()));
+      const zero = (rows.get(steps[0].step) || { count: 0 }).count;
+      assert(first.normals === zero, `step ${steps[0].step}: ${first.normals} arrows, ${zero} contacts`);
+      await page.evaluate((i) => window.stictionViewer.setFrame(i), k);
+      await page.locator('input[data-toggle="contacts"]').uncheck();
+      const off = await page.evaluate(() => window.stictionViewer.contactCounts());
+      await page.locator('input[data-toggle="contacts"]').check();
+      assert(off.normals === 0 && off.forces === 0 && off.points === 0, `toggled off: ${JSON.stringify(off)}`);
+      return `step 60: ${expect.count} contacts in the CSV (${expect.loaded} with a force), drawn ${JSON.stringify(on)}; step ${steps[0].step}: ${zero}; none when off`;
+    });
+    await check('run: the boxes, drawn as one instanced mesh, are picked one by one', async () => {
+      const info = await page.evaluate(() => {
+        const v = window.stictionViewer.viewer;
+        return { sets: v.instanceSets.map((set) => set.bodies.length) };
+      });
+      assert(info.sets.length === 1 && info.sets[0] === 20, `instanced sets ${JSON.stringify(info.sets)}`);
+      const picked = [];
+      // Boxes near the camera's height: the ray to a low box's centre meets the box above first.
+      for (const b of [11, 15, 20]) {
+        const at = await page.evaluate((body) => {
+          const v = window.stictionViewer.viewer;
+          const p = v.groups[body].position.clone().project(v.camera);
+          const r = v.renderer.domElement.getBoundingClientRect();
+          return { x: r.left + ((p.x + 1) / 2) * r.width, y: r.top + ((1 - p.y) / 2) * r.height };
+        }, b);
+        await page.mouse.click(at.x, at.y);
+        const title = await page.locator('.sv-info h3').textContent();
+        assert(title === names[b], `clicked ${names[b]}, the panel shows "${title}"`);
+        picked.push(title);
+      }
+      await page.screenshot({ path: join(OUT, 'run-picked.png') });
+      await page.mouse.click(5, 300);
+      return `one instanced mesh of ${info.sets[0]} boxes; clicked ${picked.join(', ')}`;
     });
     await check('run: one plot per recorded series', async () => {
       const plots = await page.locator('canvas.sv-plot').count();

@@ -231,8 +231,8 @@ async function main() {
           const p = window.stictionViewer.bodyPositions();
           return Math.abs(p[4][2] - z) < 1e-12;
         }, before[4][2], { timeout: 20000 });
-        // Shift-drag the top box upwards while playing: the page sends grabs, the box rises.
-        await page3.keyboard.press('Space'); // play
+        // Shift-press on the top box while paused (it falls in real time once playing), play,
+        // and drag upwards: the page sends grabs, the box rises.
         const at = await page3.evaluate(() => {
           const v = window.stictionViewer.viewer;
           const p = v.groups[4].position.clone().project(v.camera);
@@ -242,6 +242,8 @@ async function main() {
         await page3.keyboard.down('Shift');
         await page3.mouse.move(at.x, at.y);
         await page3.mouse.down();
+        await page3.waitForFunction(() => window.stictionViewer.lastGrab !== null, null, { timeout: 10000 });
+        await page3.keyboard.press('Space'); // play
         await page3.mouse.move(at.x, at.y - 120, { steps: 8 });
         await page3.waitForTimeout(1500);
         const held = await page3.evaluate(() => window.stictionViewer.bodyPositions()[4][2]);

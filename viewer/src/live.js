@@ -13,6 +13,7 @@ export class LiveLink {
     this.failures = 0;
     this.pendingGrab = null;
     this.grabInFlight = false;
+    this.lastGrab = null;
     // Bumped on reset: frames asked for before it are dropped.
     this.epoch = 0;
   }
@@ -60,6 +61,7 @@ export class LiveLink {
   /** Sends grab messages, at most one in flight; the latest target wins. */
   grab(message) {
     this.pendingGrab = message;
+    this.lastGrab = message;
     if (this.grabInFlight) return;
     const next = async () => {
       while (this.pendingGrab) {

@@ -8,6 +8,7 @@ import {
   DirectionalLight,
   Group,
   HemisphereLight,
+  Matrix4,
   MeshStandardMaterial,
   Object3D,
   PCFShadowMap,
@@ -25,7 +26,7 @@ import { config, contactForce, fmt, fmtVec, length3, loadScene, typicalContactFo
 import { appendLiveFrame, LiveLink } from './live.js';
 import { Overlays } from './overlays.js';
 import { Plots } from './plots.js';
-import { planeMesh, shapeMesh, shapeReach } from './shapes.js';
+import { instanceKey, instancedShapeMesh, planeMesh, shapeMesh, shapeReach } from './shapes.js';
 import { injectStyle } from './style.js';
 
 const PALETTE = [
@@ -39,11 +40,14 @@ const STATIC_COLOR = 0x9ea3ab;
 const NO_ISLAND_COLOR = 0x8a8f98;
 const SLEEP_COLOR = new Color(0x30333a);
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 4];
+/** Bodies of one identical shape drawn as one instanced mesh from this many on. */
+const INSTANCE_MIN = 16;
 
 // The test hook, there before anything loads: tests wait for `ready`.
 const api = {
   ready: false,
   error: null,
+  firstFrameAt: null,
   viewer: null,
   get frameIndex() {
     return this.viewer ? this.viewer.index : 0;
@@ -57,6 +61,23 @@ const api = {
   setFrame(i) {
     if (this.viewer) this.viewer.setFrame(i);
     return this.frameIndex;
+  },
+  /** The step number of the frame shown (null before the first frame). */
+  get frameStep() {
+    const f = this.viewer ? this.viewer.frame() : null;
+    return f ? f.step : null;
+  },
+  /** What the contact overlay draws now: `{points, normals, forces}` (zeros when off). */
+  contactCounts() {
+    return this.viewer ? this.viewer.overlays.contactCounts() : { points: 0, normals: 0, forces: 0 };
+  },
+  /** Live: the newest frame's statistics from the server (`LiveStats`) and `realTime`. */
+  get liveStats() {
+    return this.viewer && this.viewer.liveStats ? { ...this.viewer.liveStats, realTime: this.viewer.realTime } : null;
+  },
+  /** Live: the last grab message sent (`{body, target, point}`), null before any. */
+  get lastGrab() {
+    return this.viewer && this.viewer.link ? this.viewer.link.lastGrab : null;
   },
 };
 window.stictionViewer = api;
@@ -78,6 +99,10 @@ class Viewer {
     this.speed = 1;
     this.playTime = 0;
     this.livePlaying = false;
+    this.liveStats = null;
+    this.realTime = null;
+    // (wall ms, simulated s) of recent live frames, for the real-time factor shown.
+    this.clockSamples = [];
     this.hovered = null;
     this.selected = null;
     this.fitted = false;
@@ -162,8 +187,16 @@ class Viewer {
     }
     this.speedSelect.addEventListener('change', () => {
       this.speed = Number(this.speedSelect.value);
+      // Live, the server paces the stepping: slow motion is fewer steps per second there.
+      if (this.live) this.link.send({ type: 'speed', speed: this.speed });
+      this.speedSelect.blur();
     });
-    if (this.live) this.speedSelect.disabled = true;
+    if (this.live) {
+      this.solverSelect = el('select', 'sv-solver', bar);
+      this.solverSelect.title = 'stepper: exact (Dantzig pivoting) or iterative (Gauss-Seidel sweeps)';
+      for (const name of ['exact', 'iterative']) el('option', '', this.solverSelect, name).value = name;
+      this.solverSelect.addEventListener('change', () => this.switchSolver(this.solverSelect.value));
+    }
     this.timeline = el('input', 'sv-timeline', bar);
     this.timeline.type = 'range';
     this.timeline.min = '0';
@@ -171,6 +204,7 @@ class Viewer {
     this.timeline.addEventListener('input', () => this.setFrame(Number(this.timeline.value)));
     this.frameLabel = el('span', 'sv-frame', bar, '');
     this.plotBox = el('div', 'sv-plots', document.body);
+    if (this.live) this.statsBox = el('div', 'sv-stats', this.view);
   }
 
   setStatus(text, error) {
@@ -222,10 +256,46 @@ class Viewer {
     this.pickable = [];
     this.reach = [];
     this.axes = [];
+    // Many bodies of one shape (a pile of spheres, a pyramid of boxes) are one draw call.
+    const keys = this.scene.bodies.map((body) => {
+      const solid = body.shapes.filter((shape) => shape.kind !== 'plane');
+      return solid.length === 1 && body.shapes.length === 1 ? instanceKey(solid[0]) : null;
+    });
+    const members = new Map();
+    keys.forEach((key, b) => {
+      if (key !== null) members.set(key, [...(members.get(key) || []), b]);
+    });
+    this.instanceSets = [];
+    const instanceOf = new Map();
+    for (const bodies of members.values()) {
+      if (bodies.length < INSTANCE_MIN) continue;
+      const { mesh, pose } = instancedShapeMesh(this.scene.bodies[bodies[0]].shapes[0], bodies.length);
+      mesh.userData.instances = bodies;
+      this.three.add(mesh);
+      this.pickable.push(mesh);
+      const set = { mesh, pose, bodies };
+      this.instanceSets.push(set);
+      bodies.forEach((b, index) => instanceOf.set(b, { set, index }));
+    }
     this.scene.bodies.forEach((body, b) => {
       const group = new Group();
       group.name = body.name;
       const base = body.kind === 'dynamic' ? PALETTE[b % PALETTE.length] : STATIC_COLOR;
+      const instance = instanceOf.get(b);
+      if (instance) {
+        const reach = Math.max(shapeReach(body.shapes[0]), 0.02);
+        const axes = new AxesHelper(reach * 1.4);
+        axes.material.depthTest = false;
+        axes.renderOrder = 4;
+        axes.visible = false;
+        group.add(axes);
+        this.three.add(group);
+        this.groups.push(group);
+        this.materials.push({ list: [], base: new Color(base), instance });
+        this.reach.push(reach);
+        this.axes.push(axes);
+        return;
+      }
       const material = new MeshStandardMaterial({ color: base, roughness: 0.55, metalness: 0.05 });
       const materials = [material];
       let reach = 0;
@@ -403,6 +473,15 @@ class Viewer {
     clear();
   }
 
+  /** Asks the server for another stepper; the select follows the server's answer. */
+  async switchSolver(name) {
+    this.solverPending = name;
+    const answer = await this.link.send({ type: 'solver', solver: name });
+    this.solverPending = null;
+    if (!answer.ok && this.liveStats) this.solverSelect.value = this.liveStats.solver;
+    this.solverSelect.blur();
+  }
+
   bodyPositions() {
     return this.groups.map((g) => [g.position.x, g.position.y, g.position.z]);
   }
@@ -417,6 +496,7 @@ class Viewer {
         const q = f.orientations[b];
         g.quaternion.set(q[1], q[2], q[3], q[0]);
       });
+      this.updateInstances();
     }
     this.updateColours(f);
     for (const axes of this.axes) axes.visible = this.options.frames;
@@ -425,6 +505,21 @@ class Viewer {
     this.updateBar();
     this.plots.setCursor(this.index);
     this.updateInfo();
+  }
+
+  /** Instance matrices from the bodies' groups (body pose times the shape's pose). */
+  updateInstances() {
+    const m = new Matrix4();
+    for (const set of this.instanceSets) {
+      set.bodies.forEach((b, i) => {
+        const g = this.groups[b];
+        g.updateMatrix();
+        m.multiplyMatrices(g.matrix, set.pose);
+        set.mesh.setMatrixAt(i, m);
+      });
+      set.mesh.instanceMatrix.needsUpdate = true;
+      set.mesh.boundingSphere = null;
+    }
   }
 
   updateColours(f) {
@@ -439,6 +534,12 @@ class Viewer {
       }
       if (this.options.sleeping && f && f.sleeping && f.sleeping[b]) colour.lerp(SLEEP_COLOR, 0.65);
       const highlight = b === this.selected ? 0x3a3a18 : b === this.hovered ? 0x262626 : 0x000000;
+      if (m.instance) {
+        // No emissive per instance: the highlight is added to the colour.
+        m.instance.set.mesh.setColorAt(m.instance.index, colour.clone().add(new Color(highlight)));
+        m.instance.set.mesh.instanceColor.needsUpdate = true;
+        return;
+      }
       for (const material of m.list) {
         material.color.copy(colour);
         material.emissive.setHex(highlight);
@@ -498,7 +599,9 @@ class Viewer {
     this.pointer.set(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
     this.raycaster.setFromCamera(this.pointer, this.camera);
     const hit = this.raycaster.intersectObjects(this.pickable, false)[0];
-    return hit ? { body: hit.object.userData.body, point: hit.point } : null;
+    if (!hit) return null;
+    const instances = hit.object.userData.instances;
+    return { body: instances ? instances[hit.instanceId] : hit.object.userData.body, point: hit.point };
   }
 
   bindInput() {
@@ -607,6 +710,7 @@ class Viewer {
       this.scene.frames[n - 1] = live.frame;
     }
     this.livePlaying = live.playing;
+    if (live.stats) this.showStats(live);
     if (live.error) this.setStatus(live.error, true);
     else if (this.status.classList.contains('sv-error') && this.link.failures === 0) this.setStatus('', false);
     if (!this.fitted) this.fitView();
@@ -618,6 +722,40 @@ class Viewer {
     this.plots.setSeries(this.scene.plots, this.scene.frames.length);
     if (following) this.index = this.scene.frames.length - 1;
     this.applyFrame();
+  }
+
+  /** The statistics panel: the last step's figures, the energy and the real-time factor. */
+  showStats(live) {
+    const s = live.stats;
+    this.liveStats = s;
+    if (this.solverSelect && !this.solverPending && this.solverSelect.value !== s.solver) this.solverSelect.value = s.solver;
+    const now = performance.now();
+    const samples = this.clockSamples;
+    // The server's clock, not the arrival time: a busy page receives frames late and unevenly.
+    if (!live.playing) samples.length = 0;
+    else samples.push([now, live.frame.time, s.clock]);
+    while (samples.length > 2 && now - samples[0][0] > 2000) samples.shift();
+    const span = samples.length > 1 ? samples[samples.length - 1][2] - samples[0][2] : 0;
+    this.realTime = span > 0.25 ? (samples[samples.length - 1][1] - samples[0][1]) / span : null;
+    const effort = s.solver === 'exact' ? `${s.pivots} pivots${s.sweeps ? `, ${s.sweeps} sweeps (fallback)` : ''}` : `${s.sweeps} sweeps`;
+    const rows = [
+      ['stepper', `${s.solver}, ${s.speed}x`],
+      ['step time', s.step_ms === null ? '-' : `${s.step_ms.toFixed(3)} ms`],
+      ['contacts', String(s.contacts)],
+      ['rows', `${s.rows} in ${s.islands} islands`],
+      ['solve', effort],
+      ['residual', s.residual === null ? '-' : fmt(s.residual, 3)],
+      ['energy', `${fmt(s.energy, 4)} J (kinetic ${fmt(s.kinetic_energy, 3)})`],
+      ['real time', this.realTime === null ? '-' : `${this.realTime.toFixed(2)}x`],
+    ];
+    this.statsBox.replaceChildren();
+    el('h3', '', this.statsBox, `last step (${live.frame.step})`);
+    const table = el('table', '', this.statsBox);
+    for (const [k, v] of rows) {
+      const tr = el('tr', '', table);
+      el('td', '', tr, k);
+      el('td', '', tr, v).dataset.stat = k;
+    }
   }
 
   // ---- loop -----------------------------------------------------------------------------
@@ -676,6 +814,8 @@ async function main() {
   api.viewer = viewer;
   if (cfg.live) viewer.startLive();
   viewer.render();
+  // Milliseconds from navigation start to the first frame drawn: the page-open benchmark.
+  api.firstFrameAt = performance.now();
   api.ready = true;
 }
 

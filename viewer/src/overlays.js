@@ -124,11 +124,22 @@ export class Overlays {
       if (n.lengthSq() > 0) this.normals.add(p, n.normalize(), this.size * 0.08, head);
       const f = new Vector3(...c.force);
       const length = f.length() * scale;
-      if (length > 1e-6 * this.size) this.forces.add(p, f.normalize(), length, head * 1.2);
+      // Every non-zero force gets its arrow, so the arrows count the loaded contacts.
+      if (length > 0) this.forces.add(p, f.normalize(), length, head * 1.2);
     }
     this.points.set(points);
     this.normals.end();
     this.forces.end();
+  }
+
+  /** What the contact overlay draws now: points, normal arrows and force arrows. */
+  contactCounts() {
+    if (!this.contactGroup.visible) return { points: 0, normals: 0, forces: 0 };
+    return {
+      points: this.points.mesh ? this.points.mesh.count : 0,
+      normals: this.normals.used,
+      forces: this.forces.used,
+    };
   }
 
   /** Joint anchors (on body A) and axes at the bodies' poses in `frame`. */

@@ -10,6 +10,8 @@ import {
   CylinderGeometry,
   DoubleSide,
   Float32BufferAttribute,
+  InstancedMesh,
+  Matrix4,
   Mesh,
   MeshStandardMaterial,
   PlaneGeometry,
@@ -116,6 +118,42 @@ export function shapeMesh(shape, material) {
   mesh.receiveShadow = true;
   setPose(mesh, shape.pose);
   return mesh;
+}
+
+/**
+ * A key equal for shapes drawn alike (kind, dimensions and pose), for drawing many bodies
+ * as one instanced mesh; null for shapes drawn one by one (meshes, hulls, planes).
+ */
+export function instanceKey(shape) {
+  if (!['box', 'sphere', 'capsule', 'cylinder', 'cone'].includes(shape.kind)) return null;
+  return JSON.stringify([shape.kind, shape.half_extents, shape.radius, shape.half_height, shape.pose]);
+}
+
+/**
+ * One mesh drawing `count` copies of `shape` (instance colours multiply its white
+ * material), and the shape's pose in its body's frame as a matrix. Above 200 copies,
+ * spheres get fewer facets and no copy casts a shadow: a thousand spheres at full detail
+ * with shadows cost a software renderer seconds a frame.
+ */
+export function instancedShapeMesh(shape, count) {
+  const many = count > 200;
+  const built = shape.kind === 'sphere' && many
+    ? { geometry: new SphereGeometry(shape.radius, 12, 8) }
+    : geometryOf(shape);
+  const material = new MeshStandardMaterial({ color: 0xffffff, roughness: 0.55, metalness: 0.05 });
+  const mesh = new InstancedMesh(built.geometry, material, count);
+  // Casting shadows draws every instance twice; hundreds of them cast none.
+  mesh.castShadow = !many;
+  mesh.receiveShadow = true;
+  // The instances move every frame: their bounds are recomputed for picking only.
+  mesh.frustumCulled = false;
+  const pose = new Matrix4();
+  if (shape.pose) {
+    const p = shape.pose.position || [0, 0, 0];
+    const q = shape.pose.orientation || [1, 0, 0, 0];
+    pose.compose(new Vector3(p[0], p[1], p[2]), new Quaternion(q[1], q[2], q[3], q[0]), new Vector3(1, 1, 1));
+  }
+  return { mesh, pose };
 }
 
 let checker = null;

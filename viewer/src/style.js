@@ -13,7 +13,7 @@ body {
 .sv-status.sv-error { color: #ff8080; }
 .sv-view { position: relative; flex: 1 1 auto; min-height: 120px; }
 .sv-view canvas { display: block; width: 100%; height: 100%; }
-.sv-info, .sv-toggles {
+.sv-info, .sv-toggles, .sv-stats {
   position: absolute; top: 8px; padding: 6px 9px; border-radius: 6px;
   background: rgba(22, 24, 29, 0.82); font-size: 12px; pointer-events: auto;
 }
@@ -23,6 +23,11 @@ body {
 .sv-info table { border-collapse: collapse; }
 .sv-info td { padding: 1px 6px 1px 0; vertical-align: top; white-space: nowrap; }
 .sv-info td:first-child { color: #9aa3b2; }
+.sv-stats { top: auto; bottom: 8px; right: 8px; font-variant-numeric: tabular-nums; }
+.sv-stats h3 { margin: 0 0 4px; font-size: 12px; }
+.sv-stats table { border-collapse: collapse; }
+.sv-stats td { padding: 0 6px 0 0; white-space: nowrap; }
+.sv-stats td:first-child { color: #9aa3b2; }
 .sv-toggles { right: 8px; display: flex; flex-direction: column; gap: 2px; }
 .sv-toggles label { cursor: pointer; user-select: none; }
 .sv-toggles input[type=range] { width: 120px; }

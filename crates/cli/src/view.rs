@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde::Serialize;
+use stiction::Solver;
 use stiction_viewer::{Frame, ServeHandle, ServeOptions, ViewerContact, ViewerScene, WorldSource};
 
 use crate::error::CliError;
@@ -21,6 +22,7 @@ use crate::model::ModelArgs;
 use crate::output::OutputArgs;
 use crate::render::csv::Table;
 use crate::run::{self, record, Overrides, SolverChoice};
+use crate::scene::schema::SolverKind;
 use crate::scene::{self, parse, BuiltScene};
 
 /// Arguments of `stiction view`.
@@ -190,8 +192,18 @@ fn live(args: &ViewArgs) -> Result<ExitCode, CliError> {
         gravity: args.gravity,
         ..Overrides::default()
     };
-    let (_, built) = run::prepare_input(&input, &args.model, &overrides, &args.output)?;
+    let (file, built) = run::prepare_input(&input, &args.model, &overrides, &args.output)?;
     let scene = describe(&built);
+    // The page's solver switch gets the scene's settings (sweeps, impacts) for either kind.
+    let solver_of = |kind| {
+        let mut file = file.clone();
+        file.world.solver.kind = kind;
+        scene::build::world_settings(&file).solver
+    };
+    let (exact, iterative) = match &built.world.settings().solver {
+        own @ Solver::Exact(_) => (own.clone(), solver_of(SolverKind::Iterative)),
+        own @ Solver::Iterative(_) => (solver_of(SolverKind::Exact), own.clone()),
+    };
     let mut summary = ViewSummary {
         input: args.input.clone(),
         scene: scene.title.clone(),
@@ -206,7 +218,9 @@ fn live(args: &ViewArgs) -> Result<ExitCode, CliError> {
         html_bytes: None,
         url: None,
     };
-    let source = WorldSource::new(built.world, built.h).with_scene(scene);
+    let source = WorldSource::new(built.world, built.h)
+        .with_scene(scene)
+        .solvers(exact, iterative);
     let handle = start_server(args, &mut summary, |options| {
         stiction_viewer::serve_live(source, options)
     })?;

@@ -40,7 +40,9 @@ mod server;
 mod shapes;
 
 pub use html::{html_page, write_html, BUNDLE};
-pub use live::{Control, LiveFrame, LiveSource, WorldSource};
+pub use live::{
+    Control, LiveFrame, LiveSource, LiveStats, Pacing, SolverName, WorldSource, MAX_SPEED,
+};
 pub use scene::{
     standard_plots, Frame, Geometry, SceneError, ViewerBody, ViewerContact, ViewerJoint,
     ViewerPose, ViewerScene, ViewerShape, FORMAT_VERSION,

@@ -8,6 +8,7 @@
 //! | GET, HEAD | `/viewer.js` | the bundle |
 //! | GET, HEAD | `/scene.json` | the scene (live: the static part, no frames) |
 //! | GET | `/frame` | live only: the next [`LiveFrame`] |
+//! | GET | `/state` | live only: the current [`LiveFrame`], without advancing |
 //! | POST | `/control` | live only: a [`Control`] message as JSON |
 //!
 //! Requests are read one per connection (`Connection: close`), each within 5 s, heads up
@@ -23,7 +24,7 @@ use std::thread::JoinHandle;
 
 use crate::html::{served_page, BUNDLE};
 use crate::http::{read_request, ReadError, Request, Response};
-use crate::live::{Control, LiveSource};
+use crate::live::{Control, LiveFrame, LiveSource};
 use crate::scene::ViewerScene;
 
 /// Most connections handled at once.
@@ -270,22 +271,8 @@ fn route(request: &Request, site: &Site) -> Response {
         "/" | "/index.html" | "/viewer.js" | "/scene.json" | "/favicon.ico" => {
             not_allowed("GET, HEAD")
         }
-        "/frame" if site.live.is_some() => {
-            if request.method != "GET" {
-                return not_allowed("GET");
-            }
-            let Some(live) = &site.live else {
-                return Response::error(404);
-            };
-            let frame = match live.lock() {
-                Ok(mut source) => source.next_frame(),
-                Err(_) => return Response::error(500),
-            };
-            match serde_json::to_string(&frame) {
-                Ok(json) => Response::new(200, "application/json", json),
-                Err(_) => Response::error(500),
-            }
-        }
+        "/frame" if site.live.is_some() => live_frame(request, site, |s| s.next_frame()),
+        "/state" if site.live.is_some() => live_frame(request, site, |s| s.current_frame()),
         "/control" if site.live.is_some() => {
             if request.method != "POST" {
                 return not_allowed("POST");
@@ -313,6 +300,30 @@ fn route(request: &Request, site: &Site) -> Response {
             }
         }
         _ => Response::error(404),
+    }
+}
+
+/// Answers a live route that returns a frame (`GET` only).
+fn live_frame(
+    request: &Request,
+    site: &Site,
+    frame: impl FnOnce(&mut dyn LiveSource) -> LiveFrame,
+) -> Response {
+    if request.method != "GET" {
+        let mut r = Response::error(405);
+        r.allow = Some("GET");
+        return r;
+    }
+    let Some(live) = &site.live else {
+        return Response::error(404);
+    };
+    let frame = match live.lock() {
+        Ok(mut source) => frame(source.as_mut()),
+        Err(_) => return Response::error(500),
+    };
+    match serde_json::to_string(&frame) {
+        Ok(json) => Response::new(200, "application/json", json),
+        Err(_) => Response::error(500),
     }
 }
 

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use stiction_viewer::demo::{falling_stack, falling_stack_world, STEP};
 use stiction_viewer::{
-    serve, serve_live, Control, LiveFrame, ServeHandle, ServeOptions, ViewerScene, WorldSource,
-    BUNDLE,
+    serve, serve_live, Control, LiveFrame, Pacing, ServeHandle, ServeOptions, SolverName,
+    ViewerScene, WorldSource, BUNDLE,
 };
 
 fn quiet() -> ServeOptions {
@@ -332,7 +332,7 @@ fn only_loopback_addresses_and_stop_ends_it() {
 #[test]
 fn live_frames_and_controls() {
     let world = falling_stack_world().unwrap();
-    let source = WorldSource::new(world, STEP);
+    let source = WorldSource::new(world, STEP).pacing(Pacing::PerRequest);
     let server = serve_live(source, quiet()).unwrap();
     let addr = server.addr();
     let page = String::from_utf8(body(&get(addr, "/")).to_vec()).unwrap();
@@ -406,7 +406,9 @@ fn live_frames_and_controls() {
 fn world_source_without_a_server() {
     use stiction_viewer::LiveSource;
     let world = falling_stack_world().unwrap();
-    let mut source = WorldSource::new(world, STEP / 4.0).playing(true);
+    let mut source = WorldSource::new(world, STEP / 4.0)
+        .pacing(Pacing::PerRequest)
+        .playing(true);
     let f0 = source.next_frame();
     // Four steps of 1/240 s per frame while playing.
     assert_eq!(f0.frame.step, 4);
@@ -426,4 +428,144 @@ fn world_source_without_a_server() {
     source.control(Control::Reset).unwrap();
     assert_eq!(source.next_frame().frame.step, 0);
     assert!(!source.is_playing());
+}
+
+fn live_frame(addr: SocketAddr, path: &str) -> LiveFrame {
+    let answer = get(addr, path);
+    assert_eq!(status(&answer), 200, "{path}");
+    serde_json::from_slice(body(&answer)).unwrap()
+}
+
+#[test]
+fn live_solver_switch_stats_and_state() {
+    let world = falling_stack_world().unwrap();
+    assert_eq!(SolverName::of(&world.settings().solver), SolverName::Exact);
+    let source = WorldSource::new(world, STEP).pacing(Pacing::PerRequest);
+    let server = serve_live(source, quiet()).unwrap();
+    let addr = server.addr();
+    // Before any step: the stepper, the energy, no step figures.
+    let first = live_frame(addr, "/state");
+    let stats = first.stats.clone().unwrap();
+    assert_eq!(stats.solver, SolverName::Exact);
+    assert_eq!(stats.step_ms, None);
+    assert_eq!(
+        (stats.contacts, stats.rows, stats.pivots, stats.sweeps),
+        (0, 0, 0, 0)
+    );
+    assert!(stats.potential_energy > 0.0 && stats.kinetic_energy == 0.0);
+    assert_eq!(stats.energy, stats.kinetic_energy + stats.potential_energy);
+    // Let the stack land (exact): pivots, no sweeps.
+    for _ in 0..40 {
+        post(addr, "/control", r#"{"type":"step"}"#);
+        live_frame(addr, "/frame");
+    }
+    let exact = live_frame(addr, "/state").stats.unwrap();
+    assert_eq!(exact.solver, SolverName::Exact);
+    assert!(
+        exact.contacts > 0 && exact.rows >= exact.contacts,
+        "{exact:?}"
+    );
+    assert!(exact.pivots > 0 && exact.sweeps == 0, "{exact:?}");
+    assert!(exact.step_ms.unwrap() > 0.0 && exact.residual.is_some());
+    // /state does not advance, even while playing.
+    post(addr, "/control", r#"{"type":"play"}"#);
+    let a = live_frame(addr, "/state");
+    let b = live_frame(addr, "/state");
+    assert_eq!(a.frame.step, b.frame.step);
+    assert_eq!(a.frame.positions, b.frame.positions);
+    post(addr, "/control", r#"{"type":"pause"}"#);
+    // Switch to the iterative stepper: the next step sweeps and does not pivot.
+    let answer = post(
+        addr,
+        "/control",
+        r#"{"type":"solver","solver":"iterative"}"#,
+    );
+    assert_eq!(status(&answer), 200);
+    assert_eq!(
+        live_frame(addr, "/state").stats.unwrap().solver,
+        SolverName::Iterative
+    );
+    post(addr, "/control", r#"{"type":"step"}"#);
+    let iterative = live_frame(addr, "/frame").stats.unwrap();
+    assert_eq!(iterative.solver, SolverName::Iterative);
+    assert_eq!(iterative.steps, 1);
+    assert!(
+        iterative.sweeps > 0 && iterative.pivots == 0,
+        "{iterative:?}"
+    );
+    // Reset keeps the stepper chosen.
+    post(addr, "/control", r#"{"type":"reset"}"#);
+    let reset = live_frame(addr, "/state");
+    assert_eq!(reset.frame.step, 0);
+    assert_eq!(reset.stats.unwrap().solver, SolverName::Iterative);
+    assert_eq!(
+        status(&post(
+            addr,
+            "/control",
+            r#"{"type":"solver","solver":"exact"}"#
+        )),
+        200
+    );
+    assert_eq!(
+        live_frame(addr, "/state").stats.unwrap().solver,
+        SolverName::Exact
+    );
+    // Malformed solver and speed messages: 400 with the reason, and nothing changed.
+    for bad in [
+        r#"{"type":"solver","solver":"quantum"}"#,
+        r#"{"type":"solver"}"#,
+        r#"{"type":"solver","solver":3}"#,
+        r#"{"type":"speed","speed":0}"#,
+        r#"{"type":"speed","speed":-1}"#,
+        r#"{"type":"speed","speed":4.5}"#,
+        r#"{"type":"speed","speed":"fast"}"#,
+        r#"{"type":"speed"}"#,
+    ] {
+        let answer = post(addr, "/control", bad);
+        assert_eq!(status(&answer), 400, "{bad}");
+        let reply: serde_json::Value = serde_json::from_slice(body(&answer)).unwrap();
+        assert_eq!(reply["ok"], false, "{bad}");
+        assert!(!reply["error"].as_str().unwrap().is_empty(), "{bad}");
+    }
+    let state = live_frame(addr, "/state").stats.unwrap();
+    assert_eq!((state.solver, state.speed), (SolverName::Exact, 1.0));
+    assert_eq!(status(&post(addr, "/state", "")), 405);
+    server.stop();
+    // A recorded (not live) server has no /state.
+    let server = serve(&falling_stack(2).unwrap(), quiet()).unwrap();
+    assert_eq!(status(&get(server.addr(), "/state")), 404);
+}
+
+#[test]
+fn speed_scales_stepping() {
+    use stiction_viewer::LiveSource;
+    // Per request: a quarter of one step per frame at 0.25x.
+    let world = falling_stack_world().unwrap();
+    let mut source = WorldSource::new(world.clone(), STEP)
+        .pacing(Pacing::PerRequest)
+        .playing(true);
+    source.control(Control::Speed { speed: 0.25 }).unwrap();
+    let steps: Vec<u64> = (0..8).map(|_| source.next_frame().frame.step).collect();
+    assert_eq!(steps, [0, 0, 0, 1, 1, 1, 1, 2]);
+    assert!(source.control(Control::Speed { speed: f64::NAN }).is_err());
+    assert_eq!(source.speed(), 0.25);
+    // Real time: the wall clock between requests decides, times the speed.
+    let h = 1.0 / 240.0;
+    let run = |speed: f64| {
+        let mut source = WorldSource::new(world.clone(), h);
+        source.control(Control::Speed { speed }).unwrap();
+        source.control(Control::Play).unwrap();
+        let started = Instant::now();
+        let mut last = source.next_frame();
+        while started.elapsed() < Duration::from_millis(600) {
+            std::thread::sleep(Duration::from_millis(16));
+            last = source.next_frame();
+        }
+        last.frame.time / started.elapsed().as_secs_f64()
+    };
+    let full = run(1.0);
+    let slow = run(0.1);
+    // Real time within what a loaded 2-core machine keeps (steps of this stack are fast).
+    assert!(full > 0.8 && full <= 1.0 + 1e-9, "1x: {full}");
+    assert!(slow > 0.06 && slow < 0.12, "0.1x: {slow}");
 }

@@ -1,0 +1,174 @@
+// The viewer's benchmark (not a test: it prints figures and asserts nothing but that they
+// were measured), run by `bash tests/browser/run.sh --bench`:
+//
+//   1. S2 playback: `stiction run s2-sphere-pile` (600 steps, every 10th recorded, 1,000
+//      spheres) viewed with `stiction view RUN --html`; the page plays for 5 s and the frames
+//      are timed in the page (requestAnimationFrame deltas): frames per second.
+//   2. Live S4: `stiction view s4-stack-20 --live` played for 5 s at 1x: simulated seconds per
+//      wall second, from the frames the page received (their `time`), and the step time.
+//   3. S1 page open: a 600-step run of s1-pyramid-20 (every 5th step recorded) written with
+//      `stiction view RUN --html`; the time from navigation start to the page's first
+//      rendered frame (`window.stictionViewer.firstFrameAt`), median of 5 loads.
+//
+// Headless Chromium renders WebGL in software (SwiftShader), so the fps is a lower bound of
+// what a desktop GPU gives. Figures are written to OUT/bench.json and printed.
+//
+//   STICTION_CHROMIUM, STICTION_BIN (the stiction command), STICTION_OUT
+
+import { execFileSync, spawn } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { assert, launchChromium, startView, stopView, waitReady, watchConsole } from './common.mjs';
+
+const CHROMIUM = process.env.STICTION_CHROMIUM;
+const BIN = process.env.STICTION_BIN;
+const OUT = process.env.STICTION_OUT;
+const VIEWPORT = { width: 1280, height: 800 };
+
+function stiction(args) {
+  execFileSync(BIN, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+function median(values) {
+  const v = [...values].sort((a, b) => a - b);
+  return v[Math.floor(v.length / 2)];
+}
+
+/** Plays the page for `ms` (restarting at the end) and times its animation frames. */
+function timePlayback(page, ms) {
+  return page.evaluate((span) => new Promise((done) => {
+    const viewer = window.stictionViewer.viewer;
+    viewer.setFrame(0);
+    if (!viewer.playing) viewer.togglePlay();
+    const deltas = [];
+    let last = null;
+    const started = performance.now();
+    const tick = (now) => {
+      if (last !== null) deltas.push(now - last);
+      last = now;
+      if (!viewer.playing) viewer.togglePlay();
+      if (now - started < span) requestAnimationFrame(tick);
+      else {
+        if (viewer.playing) viewer.togglePlay();
+        done({ frames: deltas.length, seconds: (now - started) / 1000, deltas });
+      }
+    };
+    requestAnimationFrame(tick);
+  }), ms);
+}
+
+async function main() {
+  assert(CHROMIUM && BIN && OUT, 'run tests/browser/run.sh --bench (the environment is missing)');
+  const results = { date: new Date().toISOString(), viewport: VIEWPORT };
+  const browser = await launchChromium(chromium, CHROMIUM);
+  results.chromium = browser.version();
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  try {
+    // ---- 1. S2 playback ------------------------------------------------------------------
+    console.log('bench: running S2 (600 steps) and writing its page');
+    const s2Run = join(OUT, 's2-run');
+    stiction(['run', 's2-sphere-pile', '--steps', '600', '--quiet', '--out', s2Run]);
+    const s2Html = join(OUT, 's2-run.html');
+    stiction(['view', s2Run, '--html', s2Html, '--quiet']);
+    {
+      const page = await context.newPage();
+      const errors = watchConsole(page);
+      await page.goto(pathToFileURL(s2Html).href);
+      await waitReady(page);
+      const bodies = await page.evaluate(() => window.stictionViewer.viewer.scene.bodies.length);
+      await timePlayback(page, 1000); // warm-up: shaders, first uploads
+      const t = await timePlayback(page, 5000);
+      const fps = t.frames / t.seconds;
+      const p95 = [...t.deltas].sort((a, b) => a - b)[Math.floor(t.deltas.length * 0.95)];
+      await page.screenshot({ path: join(OUT, 'bench-s2.png') });
+      assert(errors.length === 0, errors.join('\n'));
+      results.s2_playback = {
+        bodies, html_bytes: statSync(s2Html).size, frames: t.frames, seconds: t.seconds, fps,
+        median_frame_ms: median(t.deltas), p95_frame_ms: p95,
+      };
+      console.log(`bench: S2 playback: ${bodies} bodies, ${fps.toFixed(1)} fps (median frame ${median(t.deltas).toFixed(1)} ms, 95th percentile ${p95.toFixed(1)} ms)`);
+      await page.close();
+    }
+
+    // ---- 2. live S4 ------------------------------------------------------------------------
+    {
+      const live = await startView(spawn, BIN, ['s4-stack-20', '--live']);
+      try {
+        const page = await context.newPage();
+        await page.goto(live.url);
+        await waitReady(page);
+        await page.waitForFunction(() => window.stictionViewer.frameCount >= 1, null, { timeout: 20000 });
+        await page.locator('body').press('Space');
+        await page.waitForTimeout(1000); // warm-up
+        // Simulated seconds over the server's clock (`stats.clock`) between the first and
+        // the last frame received in 5 s, and the frames the page received.
+        const r = await page.evaluate(() => new Promise((done) => {
+          const v = window.stictionViewer.viewer;
+          const samples = [];
+          const stepMs = [];
+          const t0 = performance.now();
+          const watch = setInterval(() => {
+            const s = v.liveStats;
+            const f = v.scene.frames[v.scene.frames.length - 1];
+            if (s && v.livePlaying && (samples.length === 0 || samples[samples.length - 1][0] !== s.clock)) {
+              samples.push([s.clock, f.time, f.step, performance.now()]);
+              if (s.step_ms !== null) stepMs.push(s.step_ms);
+            }
+            if (performance.now() - t0 > 5000) {
+              clearInterval(watch);
+              const [a, b] = [samples[0], samples[samples.length - 1]];
+              done({ wall: b[0] - a[0], simulated: b[1] - a[1], steps: b[2] - a[2], received: samples.length, pageWall: (b[3] - a[3]) / 1000, stepMs });
+            }
+          }, 5);
+        }));
+        await page.locator('body').press('Space');
+        await page.screenshot({ path: join(OUT, 'bench-live-s4.png') });
+        const factor = r.simulated / r.wall;
+        results.live_s4 = {
+          wall_s: r.wall, simulated_s: r.simulated, steps: r.steps, real_time_factor: factor,
+          median_step_ms: median(r.stepMs), frames_received: r.received,
+          frames_received_per_s: r.received / r.pageWall,
+        };
+        console.log(`bench: live S4: ${r.simulated.toFixed(3)} simulated s in ${r.wall.toFixed(3)} wall s = ${factor.toFixed(3)}x real time (${r.steps} steps, median step ${median(r.stepMs).toFixed(3)} ms; the page received ${(r.received / r.pageWall).toFixed(1)} frames/s)`);
+        await page.close();
+      } finally {
+        await stopView(live.child);
+      }
+    }
+
+    // ---- 3. S1 page open ------------------------------------------------------------------
+    console.log('bench: running S1 (600 steps) and writing its page');
+    const s1Run = join(OUT, 's1-run');
+    stiction(['run', 's1-pyramid-20', '--steps', '600', '--quiet', '--out', s1Run]);
+    const s1Html = join(OUT, 's1-run.html');
+    stiction(['view', s1Run, '--html', s1Html, '--quiet']);
+    {
+      const times = [];
+      let frames = 0;
+      for (let i = 0; i < 5; i += 1) {
+        const page = await context.newPage();
+        await page.goto(pathToFileURL(s1Html).href);
+        await page.waitForFunction(() => window.stictionViewer && window.stictionViewer.firstFrameAt, null, { timeout: 60000, polling: 50 });
+        times.push(await page.evaluate(() => window.stictionViewer.firstFrameAt));
+        frames = await page.evaluate(() => window.stictionViewer.frameCount);
+        if (i === 0) await page.screenshot({ path: join(OUT, 'bench-s1.png') });
+        await page.close();
+      }
+      results.s1_open = { html_bytes: statSync(s1Html).size, frames, first_frame_ms: times, median_first_frame_ms: median(times) };
+      console.log(`bench: S1 page open: ${frames} frames, ${(statSync(s1Html).size / 1e6).toFixed(1)} MB, first frame after ${median(times).toFixed(0)} ms (median of ${times.map((t) => t.toFixed(0)).join(', ')})`);
+    }
+  } finally {
+    await browser.close();
+  }
+  writeFileSync(join(OUT, 'bench.json'), `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`bench: figures in ${join(OUT, 'bench.json')}`);
+}
+
+main().catch((error) => {
+  console.log(`bench FAILED: ${error && error.stack ? error.stack : error}`);
+  process.exit(1);
+});
