@@ -29,7 +29,7 @@ pub struct PyBatch {
     starts: Vec<PyWorld>,
     /// The step size `step()` uses when given none (world 0's), s.
     timestep: f64,
-    /// Reused state buffers.
+    /// The state buffers being filled (moved into numpy arrays when returned).
     state: BatchState,
 }
 
@@ -64,33 +64,34 @@ impl PyBatch {
         let n = self.batch.len();
         let bodies = self.batch.layout(0).map_err(batch_error)?.bodies.len();
         let dict = PyDict::new(py);
-        let array3 = |data: &Vec<f64>, k: usize| {
-            Array3::from_shape_vec((n, bodies, k), data.clone()).map(|a| a.into_pyarray(py))
+        // The buffers move into the arrays (numpy owns them); the next call refills new ones.
+        let array3 = |data: &mut Vec<f64>, k: usize| {
+            Array3::from_shape_vec((n, bodies, k), std::mem::take(data)).map(|a| a.into_pyarray(py))
         };
         let shape_error = |e: numpy::ndarray::ShapeError| batch_error(e);
         dict.set_item(
             "positions",
-            array3(&self.state.positions, 3).map_err(shape_error)?,
+            array3(&mut self.state.positions, 3).map_err(shape_error)?,
         )?;
         dict.set_item(
             "orientations",
-            array3(&self.state.orientations, 4).map_err(shape_error)?,
+            array3(&mut self.state.orientations, 4).map_err(shape_error)?,
         )?;
         dict.set_item(
             "linear_velocities",
-            array3(&self.state.linear_velocities, 3).map_err(shape_error)?,
+            array3(&mut self.state.linear_velocities, 3).map_err(shape_error)?,
         )?;
         dict.set_item(
             "angular_velocities",
-            array3(&self.state.angular_velocities, 3).map_err(shape_error)?,
+            array3(&mut self.state.angular_velocities, 3).map_err(shape_error)?,
         )?;
         dict.set_item(
             "time",
-            Array1::from_vec(self.state.times.clone()).into_pyarray(py),
+            Array1::from_vec(std::mem::take(&mut self.state.times)).into_pyarray(py),
         )?;
         dict.set_item(
             "failed",
-            Array1::from_vec(self.state.failed.clone()).into_pyarray(py),
+            Array1::from_vec(std::mem::take(&mut self.state.failed)).into_pyarray(py),
         )?;
         Ok(dict)
     }
