@@ -387,3 +387,59 @@ fn jobs_do_not_change_the_rows() {
     assert_ne!(rows[0]["report_x"], rows[1]["report_x"]);
     assert_ne!(rows[1]["report_x"], rows[2]["report_x"]);
 }
+
+#[test]
+fn shards_together_give_the_whole_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("slope.toml");
+    std::fs::write(&scene, slope_scene()).unwrap();
+    let sweep = |out: &Path, shard: Option<&str>| {
+        let mut command = stiction();
+        command
+            .arg("sweep")
+            .arg(&scene)
+            .args(["--steps", "30", "--seeds", "2"])
+            .args(["--set", "materials.steel.friction=0.2,0.4,0.6"])
+            .arg("--out")
+            .arg(out);
+        if let Some(shard) = shard {
+            command.args(["--shard", shard]);
+        }
+        success(&mut command);
+        let (header, mut rows) = summary(out);
+        for row in &mut rows {
+            row.remove("wall_seconds");
+        }
+        (header, rows)
+    };
+    let (header, whole) = sweep(&dir.path().join("whole"), None);
+    assert_eq!(whole.len(), 6);
+    let mut merged = Vec::new();
+    for part in 0..4 {
+        let (part_header, rows) = sweep(
+            &dir.path().join(format!("part-{part}")),
+            Some(&format!("{part}/4")),
+        );
+        assert_eq!(part_header, header);
+        // Runs part, part + 4, ...: run 0 and 4 in part 0, 1 and 5 in part 1, one in 2 and 3.
+        let ids: Vec<usize> = rows.iter().map(|r| r["run"].parse().unwrap()).collect();
+        assert!(ids.iter().all(|id| id % 4 == part), "{ids:?}");
+        assert_eq!(ids.len(), if part < 2 { 2 } else { 1 });
+        merged.extend(rows);
+    }
+    merged.sort_by_key(|r| r["run"].parse::<usize>().unwrap());
+    assert_eq!(merged, whole);
+    for bad in ["4/4", "1/0", "x", "1/2/3", "-1/2"] {
+        let out = output(
+            stiction()
+                .args(["sweep", "incline", "--set", "world.erp=0.2", "--out"])
+                .arg(dir.path().join("bad"))
+                .arg(format!("--shard={bad}")),
+        );
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            texts(&out).1.contains("expected I/N with 0 <= I < N"),
+            "{bad}"
+        );
+    }
+}

@@ -60,6 +60,10 @@ pub struct SweepArgs {
     /// Keep each run's directory (as `stiction run` writes it) as DIR/runs/<run>/.
     #[arg(long)]
     pub keep_runs: bool,
+    /// Do only the runs whose number is I modulo N (0 <= I < N), e.g. 2/8: one part of a
+    /// sweep split over machines (stiction.ray does this); DIR then holds that part's rows.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(u64, u64)>,
     /// Runs at once (default: one per core).
     #[arg(long, value_name = "J",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
@@ -84,6 +88,16 @@ already in the table are not done again.
 Exit status: 0 every run finished; 1 some run failed (its row says why; one `error: ` line \
 on stderr); 2 bad input (unreadable scene, a --set path the scene does not have or a value \
 its field cannot take, DIR holding another sweep), before any run.";
+
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(i, n)| Some((i.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?)));
+    match parsed {
+        Some((i, n)) if n >= 1 && i < n => Ok((i, n)),
+        _ => Err(format!("expected I/N with 0 <= I < N, got `{text}`")),
+    }
+}
 
 fn parse_jitter(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
@@ -198,7 +212,13 @@ pub fn sweep(args: SweepArgs) -> Result<std::process::ExitCode, CliError> {
     // are appended after it.
     table::rewrite(&summary_path, &header, &done).map_err(|e| CliError::write(&summary_path, e))?;
     let skipped = done.len();
-    let todo: Vec<usize> = (0..runs).filter(|id| !done.contains_key(id)).collect();
+    let in_shard = |id: &usize| {
+        args.shard
+            .is_none_or(|(part, parts)| *id as u64 % parts == part)
+    };
+    let todo: Vec<usize> = (0..runs)
+        .filter(|id| in_shard(id) && !done.contains_key(id))
+        .collect();
 
     let plan = Plan {
         doc,
@@ -225,7 +245,11 @@ pub fn sweep(args: SweepArgs) -> Result<std::process::ExitCode, CliError> {
         .open(&summary_path)
         .map_err(|e| CliError::write(&summary_path, e))?;
     let shared = Mutex::new((appender, done, None::<std::io::Error>));
-    let bar = progress(runs as u64, skipped as u64, args.output.show_progress());
+    let bar = progress(
+        (skipped + todo.len()) as u64,
+        skipped as u64,
+        args.output.show_progress(),
+    );
     let started = Instant::now();
     pool.install(|| {
         todo.par_iter().for_each(|&id| {
@@ -325,6 +349,7 @@ fn definition(
             "gravity": o.gravity,
         },
         "runs": runs,
+        "shard": args.shard.map(|(part, parts)| format!("{part}/{parts}")),
     })
 }
 
