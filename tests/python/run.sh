@@ -6,7 +6,8 @@
 #
 # STICTION_PYTHON picks the interpreter that makes the venv (default: python3). MuJoCo is
 # installed from PyPI for the reference tests (tests/python/test_mujoco.py); set
-# STICTION_SKIP_MUJOCO=1 to skip that install (the tests then skip themselves).
+# STICTION_SKIP_MUJOCO=1 to skip that install (the tests then skip themselves). Ray is
+# installed for tests/python/test_ray.py (STICTION_SKIP_RAY=1 skips both).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 venv="$root/target/python-venv"
@@ -26,6 +27,11 @@ fi
 # Set STICTION_SKIP_MODELS=1 to skip them (those tests then skip themselves).
 if [ "${STICTION_SKIP_MODELS:-0}" != 1 ]; then
     "$venv/bin/python" -m pip install --quiet example-robot-data gymnasium pin
+fi
+# Ray, for stiction.ray's cluster test (tests/python/test_ray.py starts a local two-node
+# cluster); set STICTION_SKIP_RAY=1 to skip the install and that test.
+if [ "${STICTION_SKIP_RAY:-0}" != 1 ]; then
+    "$venv/bin/python" -m pip install --quiet "ray>=2.9"
 fi
 # --no-build-isolation: build with the maturin installed above (no fresh download per run);
 # the Rust build reuses the workspace's target/ directory.
