@@ -2,6 +2,8 @@
 `pip install ./crates/python` built)."""
 
 import math
+import threading
+import time
 
 import pytest
 
@@ -26,6 +28,26 @@ def physical_pendulum_period(length, radius, amplitude):
     inertia_ratio = 1.0 + 0.4 * radius**2 / length**2  # I_pivot / (m L^2)
     small = 2.0 * math.pi * math.sqrt(inertia_ratio * length / G)
     return small * (1.0 + amplitude**2 / 16.0 + 11.0 * amplitude**4 / 3072.0)
+
+
+def loops_beside(call):
+    """Runs `call()` in a thread and counts how often this thread loops meanwhile: with the
+    GIL held for the whole call the count stays near 0. Returns (count, call's result)."""
+    started, result = threading.Event(), []
+
+    def run():
+        started.set()
+        result.append(call())
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    started.wait()
+    time.sleep(0.01)
+    count = 0
+    while thread.is_alive():
+        count += 1
+    thread.join()
+    return count, result[0]
 
 
 @pytest.fixture

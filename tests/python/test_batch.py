@@ -5,13 +5,12 @@ whatever the thread count; a world given a bad action is held while the others g
 actions land on the bodies and servos of the layout (Python index order).
 """
 
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import stiction
+from conftest import loops_beside
 
 
 def stack(k):
@@ -142,19 +141,6 @@ def test_bad_arguments_raise_and_step_nothing():
 
 def test_stepping_a_batch_releases_the_gil():
     batch = stiction.Batch("s2-sphere-pile", 2, threads=2)
-    started = threading.Event()
-
-    def run():
-        started.set()
-        batch.step(steps=200)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    started.wait()
-    time.sleep(0.01)
-    count = 0
-    while thread.is_alive():
-        count += 1
-    thread.join()
+    count, _ = loops_beside(lambda: batch.step(steps=200))
     assert count > 1000, count
     assert batch.state()["time"][0] == pytest.approx(200 * batch.timestep)

@@ -4,15 +4,13 @@ analytic answers and brute force computed here from positions and radii."""
 
 import math
 import re
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import stiction
-from conftest import G
+from conftest import G, loops_beside
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -202,23 +200,10 @@ def test_cast_rays_releases_the_gil():
     rng = np.random.default_rng(2)
     n = 300_000
     origins = np.c_[rng.uniform(-1.0, 1.0, (n, 2)), np.full(n, 2.0)]
-    started, result = threading.Event(), []
-
-    def run():
-        started.set()
-        result.append(world.cast_rays(origins, (0.0, 0.0, -1.0)))
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    started.wait()
-    time.sleep(0.01)
-    count = 0
-    while thread.is_alive():
-        count += 1
-    thread.join()
+    count, hits = loops_beside(lambda: world.cast_rays(origins, (0.0, 0.0, -1.0)))
     # With the GIL held for the whole call this loop could not run while the rays are cast.
     assert count > 1000, count
-    assert result[0].hit.all() and len(result[0]) == n
+    assert hits.hit.all() and len(hits) == n
 
 
 # ----- shape casts -----

@@ -3,13 +3,12 @@ refusals that leave the world unchanged."""
 
 import math
 import threading
-import time
 
 import numpy as np
 import pytest
 
 import stiction
-from conftest import G, physical_pendulum_period, zero_crossings
+from conftest import G, loops_beside, physical_pendulum_period, zero_crossings
 
 
 def pendulum(amplitude, length=1.0, radius=0.05, solver="exact"):
@@ -285,20 +284,7 @@ def test_missing_and_misnamed_scenes(tmp_path, monkeypatch):
 
 def test_stepping_releases_the_gil():
     world = stiction.World.from_scene("s2-sphere-pile")
-    started = threading.Event()
-
-    def run():
-        started.set()
-        world.step(n=40)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    started.wait()
-    time.sleep(0.01)
-    count = 0
-    while thread.is_alive():
-        count += 1
-    thread.join()
+    count, _ = loops_beside(lambda: world.step(n=40))
     # With the GIL held for the whole call this loop could not run while the steps do.
     assert count > 1000, count
     assert world.step_count == 40
