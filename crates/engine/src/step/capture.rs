@@ -6,6 +6,8 @@
 //! as assembled, before the solver sees it. The copies reuse their allocations from step to
 //! step while the islands keep their sizes.
 
+use std::time::Duration;
+
 use stiction_lcp::{BoxedLcp, DenseMatrix};
 
 /// The problems captured during the last step, in island order.
@@ -16,6 +18,12 @@ pub(crate) struct ProblemCapture {
     len: usize,
     slots: Vec<BoxedLcp>,
     islands: Vec<usize>,
+    /// The forces the step used for each captured problem (aligned with `slots`).
+    solutions: Vec<Vec<f64>>,
+    /// The two bodies of each row (body slot index, `None` for the ground).
+    row_bodies: Vec<Vec<[Option<usize>; 2]>>,
+    /// Wall time of each island's assembly and solve.
+    times: Vec<Duration>,
 }
 
 impl ProblemCapture {
@@ -26,6 +34,9 @@ impl ProblemCapture {
             self.len = 0;
             self.slots = Vec::new();
             self.islands = Vec::new();
+            self.solutions = Vec::new();
+            self.row_bodies = Vec::new();
+            self.times = Vec::new();
         }
     }
 
@@ -52,6 +63,80 @@ impl ProblemCapture {
         copy_into(&mut self.slots[self.len], problem);
         self.islands.push(island);
         self.len += 1;
+        self.forget_outcome();
+    }
+
+    /// Clears the newest slot's outcome, left from an earlier step, until [`Self::finish`].
+    fn forget_outcome(&mut self) {
+        if let Some(lambda) = self.solutions.get_mut(self.len - 1) {
+            lambda.clear();
+        }
+    }
+
+    /// Whether the last problem captured is island `island`'s.
+    pub(crate) fn has(&self, island: usize) -> bool {
+        self.islands.last() == Some(&island)
+    }
+
+    /// A problem of `n` rows for island `island`, for the caller to assemble into (an
+    /// island solved without a dense problem). Only while capturing is on.
+    pub(crate) fn record_blank(&mut self, island: usize, n: usize) -> &mut BoxedLcp {
+        debug_assert!(self.enabled);
+        if self.len == self.slots.len() {
+            self.slots
+                .push(BoxedLcp::new(DenseMatrix::zeros(0, 0), Vec::new()));
+        }
+        let slot = &mut self.slots[self.len];
+        if slot.len() != n || slot.a.rows() != n {
+            *slot = BoxedLcp::new(DenseMatrix::zeros(n, n), vec![0.0; n]);
+        }
+        self.islands.push(island);
+        self.len += 1;
+        self.forget_outcome();
+        &mut self.slots[self.len - 1]
+    }
+
+    /// Records the outcome of the last captured problem: the forces used, each row's
+    /// bodies (slot indices; `ground` is the ground's slot) and the solve's wall time.
+    pub(crate) fn finish(
+        &mut self,
+        lambda: &[f64],
+        bodies: &[[u32; 2]],
+        ground: u32,
+        time: Duration,
+    ) {
+        let k = self.len - 1;
+        if self.solutions.len() <= k {
+            self.solutions.resize(k + 1, Vec::new());
+        }
+        if self.row_bodies.len() <= k {
+            self.row_bodies.resize(k + 1, Vec::new());
+        }
+        if self.times.len() <= k {
+            self.times.resize(k + 1, Duration::ZERO);
+        }
+        self.solutions[k].clear();
+        self.solutions[k].extend_from_slice(lambda);
+        let side = |b: u32| (b != ground).then_some(b as usize);
+        self.row_bodies[k].clear();
+        self.row_bodies[k].extend(bodies.iter().map(|&[a, b]| [side(a), side(b)]));
+        self.times[k] = time;
+    }
+
+    /// The forces the step used for each of [`Self::problems`] (empty for a problem whose
+    /// solve was not finished, as in a refused step).
+    pub(crate) fn solutions(&self) -> &[Vec<f64>] {
+        &self.solutions[..self.len.min(self.solutions.len())]
+    }
+
+    /// Each row's two bodies (slot indices, `None` for the ground), per captured problem.
+    pub(crate) fn row_bodies(&self) -> &[Vec<[Option<usize>; 2]>] {
+        &self.row_bodies[..self.len.min(self.row_bodies.len())]
+    }
+
+    /// The wall time of each captured island's assembly and solve.
+    pub(crate) fn times(&self) -> &[Duration] {
+        &self.times[..self.len.min(self.times.len())]
     }
 
     /// The problems captured during the last step.
@@ -115,5 +200,31 @@ mod tests {
 
         capture.set_enabled(false);
         assert!(capture.problems().is_empty() && capture.islands().is_empty());
+    }
+
+    #[test]
+    fn records_outcomes_and_blank_problems() {
+        let mut capture = ProblemCapture::default();
+        capture.set_enabled(true);
+        capture.begin_step();
+        capture.record(0, &problem(2, 1.0));
+        assert!(capture.has(0) && !capture.has(1));
+        capture.finish(&[1.0, 2.0], &[[0, 3], [1, 0]], 3, Duration::from_micros(5));
+        let blank = capture.record_blank(1, 3);
+        assert_eq!(blank.len(), 3);
+        assert_eq!(capture.islands(), &[0, 1]);
+        // The blank's outcome is not recorded yet.
+        assert_eq!(capture.solutions()[1], Vec::<f64>::new());
+        capture.finish(&[4.0, 5.0, 6.0], &[[2, 3]; 3], 3, Duration::ZERO);
+        assert_eq!(capture.solutions(), &[vec![1.0, 2.0], vec![4.0, 5.0, 6.0]]);
+        assert_eq!(
+            capture.row_bodies()[0],
+            vec![[Some(0), None], [Some(1), Some(0)]]
+        );
+        assert_eq!(capture.times()[0], Duration::from_micros(5));
+        // The next step forgets the old outcomes until they are recorded again.
+        capture.begin_step();
+        capture.record(0, &problem(2, 1.0));
+        assert_eq!(capture.solutions(), &[Vec::<f64>::new()]);
     }
 }

@@ -57,6 +57,7 @@ pub(super) fn solve_islands(
         return Err(non_finite(StepPhase::Solve, None));
     }
     for k in 0..s.islands.len() {
+        let clock = s.capture.enabled().then(Instant::now);
         let report = match solver {
             Solver::Exact(exact) => solve_exact(s, k, exact, model, stats)?,
             Solver::Iterative(iterative) => {
@@ -66,6 +67,9 @@ pub(super) fn solve_islands(
                 report
             }
         };
+        if let Some(start) = clock {
+            capture_outcome(s, k, start.elapsed());
+        }
         if !report.status.is_solved() {
             stats.unsolved_islands += 1;
         }
@@ -76,6 +80,30 @@ pub(super) fn solve_islands(
         return Err(non_finite(StepPhase::Solve, None));
     }
     Ok(())
+}
+
+/// With capturing on: island `k`'s problem, assembled here if its solver used none (the
+/// sparse and iterative solvers, direct factorisations), and the forces it was given.
+fn capture_outcome(s: &mut StepScratch, k: usize, time: Duration) {
+    let range = s.islands.rows(k);
+    if !s.capture.has(k) {
+        let problem = s.capture.record_blank(k, range.len());
+        assemble_island(
+            &s.rows,
+            &s.mass,
+            range.clone(),
+            s.islands.nub(k),
+            &s.b[range.clone()],
+            &s.regularization[range.clone()],
+            problem,
+        );
+    }
+    s.capture.finish(
+        &s.rows.lambda[range.clone()],
+        &s.rows.bodies[range],
+        s.hot.ground(),
+        time,
+    );
 }
 
 fn solve_exact(

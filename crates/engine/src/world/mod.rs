@@ -204,9 +204,12 @@ impl World {
     /// The dense boxed LCPs (`A lambda = b + w`, see [`World::step`]) the exact stepper
     /// assembled in the last step, one per island, in island order, exactly as handed to its
     /// solver: rows in the island's order (joint rows, then each contact's normal row, then
-    /// the friction rows), `lambda` in N. Empty unless [`Self::set_capture_problems`] is on,
-    /// with the iterative stepper, and for islands the stepper solved without assembling a
-    /// dense problem. A refused step may leave a partial list.
+    /// the friction rows), `lambda` in N. Empty unless [`Self::set_capture_problems`] is on.
+    /// Islands the stepper solved without a dense problem (the sparse active-set solver,
+    /// a direct factorisation of bilateral rows, the iterative stepper's sweeps) are
+    /// assembled for the capture after their solve, from the same rows: the problem those
+    /// solvers worked on (the iterative stepper with the Coulomb cone projects friction on
+    /// a disk, not on these boxes). A refused step may leave a partial list.
     pub fn captured_problems(&self) -> &[stiction_lcp::BoxedLcp] {
         self.scratch.capture.problems()
     }
@@ -215,6 +218,25 @@ impl World {
     /// [`Self::captured_problems`].
     pub fn captured_islands(&self) -> &[usize] {
         self.scratch.capture.islands()
+    }
+
+    /// The forces (`lambda`, N or N m) the last step used for each of
+    /// [`Self::captured_problems`]: the solver's answer, or its Gauss-Seidel fallback's.
+    /// An entry is empty for a problem whose solve did not finish (a refused step).
+    pub fn captured_solutions(&self) -> &[Vec<f64>] {
+        self.scratch.capture.solutions()
+    }
+
+    /// The two bodies of each row of each of [`Self::captured_problems`], as body slot
+    /// indices ([`crate::BodyHandle::index`]); `None` is the ground (the static world).
+    pub fn captured_row_bodies(&self) -> &[Vec<[Option<usize>; 2]>] {
+        self.scratch.capture.row_bodies()
+    }
+
+    /// The wall time of each of [`Self::captured_problems`]' assembly and solve (including
+    /// a fallback's sweeps).
+    pub fn captured_solve_times(&self) -> &[std::time::Duration] {
+        self.scratch.capture.times()
     }
 
     /// Adds a body (built and validated by [`crate::RigidBodyBuilder`]). It starts awake.
