@@ -185,6 +185,12 @@ impl PyBatch {
         self.batch.threads()
     }
 
+    /// The servo axes of the first world's layout (the columns of `servo_targets`).
+    #[getter]
+    fn servo_axes(&self) -> PyResult<usize> {
+        Ok(self.batch.layout(0).map_err(batch_error)?.servo_axes.len())
+    }
+
     /// The step size `step()` uses when given none (the first world's), s.
     #[getter]
     fn timestep(&self) -> f64 {

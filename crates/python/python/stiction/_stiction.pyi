@@ -1133,6 +1133,9 @@ class Batch:
     def threads(self) -> int:
         """The number of threads the batch steps on."""
     @property
+    def servo_axes(self) -> int:
+        """The servo axes of the first world (the columns of ``servo_targets``)."""
+    @property
     def timestep(self) -> float:
         """The step ``step()`` takes when given none (the first world's), s."""
     def step(
