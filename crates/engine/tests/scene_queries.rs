@@ -474,8 +474,8 @@ fn queries_over_the_sphere_pile_match_testing_every_collider() {
     }
 }
 
-/// Rotated boxes of many sizes, on bodies and as world geometry (rays answer boxes
-/// without parry after a refresh): the first hit, its distance and its normal equal
+/// Rotated boxes of many sizes, on bodies and as world geometry, over a tilted half-space
+/// (rays answer boxes and half-spaces without parry after a refresh): the first hit, its distance and its normal equal
 /// parry's ray cast on every collider, for rays from outside and from inside.
 #[test]
 fn rays_at_rotated_boxes_match_testing_every_collider() {
@@ -509,6 +509,16 @@ fn rays_at_rotated_boxes_match_testing_every_collider() {
             world.add_collider(collider.pose(pose), None).unwrap();
         }
     }
+    // A tilted half-space below them (rays answer it without parry too).
+    let tilted = Vec3::new(0.2, -0.1, 1.0).normalize();
+    world
+        .add_collider(
+            ColliderBuilder::halfspace(tilted)
+                .unwrap()
+                .position(Vec3::new(0.0, 0.0, -1.0)),
+            None,
+        )
+        .unwrap();
     world.refresh_queries();
     assert!(world.queries_use_tree());
     let (mut hits, mut inside) = (0, 0);

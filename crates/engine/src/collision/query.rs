@@ -406,6 +406,22 @@ fn ray_ball(ray: &ParryRay, center: Vec3, radius: f64, max_toi: f64) -> Option<(
     Some((toi, normal))
 }
 
+/// A solid ray against the half-space of points `x` with `normal . (x - point) <= 0`:
+/// the time of impact up to `max_toi` and the normal there (zero when the ray starts
+/// inside or on the plane, at time 0).
+fn ray_halfspace(ray: &ParryRay, point: Vec3, normal: Vec3, max_toi: f64) -> Option<(f64, Vec3)> {
+    let height = normal.dot(ray.origin - point);
+    if height <= 0.0 {
+        return Some((0.0, Vec3::ZERO));
+    }
+    let closing = -normal.dot(ray.dir);
+    if closing <= 0.0 {
+        return None;
+    }
+    let toi = height / closing;
+    (toi <= max_toi).then_some((toi, normal))
+}
+
 /// A solid ray against the box of half extents `half` at `pose`: the time of impact up to
 /// `max_toi` and the outward normal there (zero when the ray starts inside or on it, at
 /// time 0). The slab test in the box's frame; the normal is that of the face entered
@@ -579,6 +595,9 @@ impl<'w> SceneQuery<'w> {
                         ray_ball(ray, leaf.pose.translation, radius, max_toi)?
                     }
                     DirectShape::Cuboid(half) => ray_cuboid(ray, &leaf.pose, half, max_toi)?,
+                    DirectShape::HalfSpace(normal) => {
+                        ray_halfspace(ray, leaf.pose.translation, normal, max_toi)?
+                    }
                 };
                 return Some(RayHit {
                     collider: leaf.handle,
@@ -1004,6 +1023,8 @@ impl CollisionPipeline {
                 let collider = colliders.slot(slot).filter(|c| c.enabled)?;
                 let shape = if let Some(ball) = collider.shape.as_ball() {
                     DirectShape::Ball(ball.radius)
+                } else if let Some(plane) = collider.shape.as_halfspace() {
+                    DirectShape::HalfSpace(shape_poses[slot].rotation * plane.normal)
                 } else {
                     DirectShape::Cuboid(collider.shape.as_cuboid()?.half_extents)
                 };

@@ -283,6 +283,9 @@ pub(super) enum DirectShape {
     Ball(f64),
     /// A box of these half extents about the pose.
     Cuboid(Vec3),
+    /// A half-space through the pose's origin with this outward unit normal (world frame);
+    /// not in the tree, but tested by every ray.
+    HalfSpace(Vec3),
 }
 
 /// A node of the single-precision copy: up to four children (two levels of the binary
