@@ -97,6 +97,10 @@ const api = {
   get rendering() {
     return this.viewer ? this.viewer.rendering : null;
   },
+  /** Frames drawn so far and the milliseconds the page spent issuing them (not the GPU's). */
+  get draws() {
+    return this.viewer ? { count: this.viewer.drawCount, ms: this.viewer.drawMs } : { count: 0, ms: 0 };
+  },
   /** Live: the last grab message sent (`{body, target, point}`), null before any. */
   get lastGrab() {
     return this.viewer && this.viewer.link ? this.viewer.link.lastGrab : null;
@@ -126,6 +130,10 @@ class Viewer {
     this.realTime = null;
     // (wall ms, simulated s) of recent live frames, for the real-time factor shown.
     this.clockSamples = [];
+    // The page draws only when something changed (a frame, the camera, a colour, the size).
+    this.dirty = true;
+    this.drawCount = 0;
+    this.drawMs = 0;
     this.hovered = null;
     this.selected = null;
     this.fitted = false;
@@ -286,6 +294,7 @@ class Viewer {
       this.renderer.setSize(w, h, false);
       this.camera.aspect = w / h;
       this.camera.updateProjectionMatrix();
+      this.dirty = true;
     };
     new ResizeObserver(resize).observe(this.view);
     resize();
@@ -454,6 +463,7 @@ class Viewer {
     const typical = typicalContactForce(this.scene.frames);
     this.forceUnit = typical > 0 ? (radius * 0.25) / typical : 0;
     this.fitted = this.scene.frames.length > 0;
+    this.dirty = true;
   }
 
   // ---- frames ---------------------------------------------------------------------------
@@ -546,6 +556,7 @@ class Viewer {
     this.updateBar();
     this.plots.setCursor(this.index);
     this.updateInfo();
+    this.dirty = true;
   }
 
   /** Instance matrices from the bodies' groups (body pose times the shape's pose). */
@@ -589,6 +600,7 @@ class Viewer {
     for (const set of this.instanceSets) {
       if (set.mesh.instanceColor) set.mesh.instanceColor.needsUpdate = true;
     }
+    this.dirty = true;
   }
 
   updateBar() {
@@ -808,8 +820,9 @@ class Viewer {
     const dt = Math.min(0.1, (now - this.last) / 1000);
     this.last = now;
     if (this.playing && !this.live) this.advance(dt);
-    this.controls.update();
-    this.renderer.render(this.three, this.camera);
+    // OrbitControls says whether the camera moved (a drag, the damping after it).
+    if (this.controls.update()) this.dirty = true;
+    if (this.dirty) this.render();
     requestAnimationFrame((t) => this.loop(t));
   }
 
@@ -837,7 +850,11 @@ class Viewer {
   }
 
   render() {
+    const started = performance.now();
     this.renderer.render(this.three, this.camera);
+    this.drawMs += performance.now() - started;
+    this.drawCount += 1;
+    this.dirty = false;
   }
 }
 
