@@ -3,7 +3,9 @@
 //
 //   1. S2 playback: `stiction run s2-sphere-pile` (600 steps, every 10th recorded, 1,000
 //      spheres) viewed with `stiction view RUN --html`; the page plays for 5 s and the frames
-//      are timed in the page (requestAnimationFrame deltas): frames per second.
+//      are timed in the page (requestAnimationFrame deltas): frames per second, with the
+//      draws the page made meanwhile (it draws only when the picture changes) and its
+//      rendering mode; then a new frame on every animation frame for 3 s (a redraw each).
 //   2. Live S4: `stiction view s4-stack-20 --live` played for 5 s at 1x: simulated seconds per
 //      wall second, from the frames the page received (their `time`), and the step time.
 //   3. S1 page open: a 600-step run of s1-pyramid-20 (every 5th step recorded) written with
