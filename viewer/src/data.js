@@ -3,11 +3,16 @@
 
 export const DATA_ID = 'stiction-scene';
 
-/** Where the scene comes from: `{ source: 'inline' | 'server', live: bool }`. */
+/**
+ * Where the scene comes from and how to draw it: `{ source: 'inline' | 'server', live: bool,
+ * quality: 'auto' | 'low' | 'high' }` (the page's `?quality=` parameter, docs/viewer.md).
+ */
 export function config() {
   const c = window.STICTION_CONFIG || {};
   const inline = document.getElementById(DATA_ID);
-  return { source: inline ? 'inline' : c.source || 'server', live: !!c.live };
+  const asked = new URLSearchParams(window.location.search).get('quality');
+  const quality = ['low', 'high'].includes(asked) ? asked : 'auto';
+  return { source: inline ? 'inline' : c.source || 'server', live: !!c.live, quality };
 }
 
 /** Loads and checks the scene. */

@@ -42,6 +42,24 @@ const SLEEP_COLOR = new Color(0x30333a);
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 4];
 /** Bodies of one identical shape drawn as one instanced mesh from this many on. */
 const INSTANCE_MIN = 16;
+/** WebGL renderers that draw on the CPU: the page switches to its low-cost mode on them. */
+const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|lavapipe|software/i;
+
+/** A WebGL 2 context on a new canvas, with three.js's default attributes. */
+function openContext(antialias) {
+  const canvas = document.createElement('canvas');
+  const gl = canvas.getContext('webgl2', {
+    alpha: false, depth: true, stencil: false, antialias, premultipliedAlpha: true,
+    preserveDrawingBuffer: false, powerPreference: 'default',
+  });
+  return gl ? { canvas, gl } : null;
+}
+
+/** The name of the GPU (or software renderer) behind a context. */
+function rendererName(gl) {
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+}
 
 // The test hook, there before anything loads: tests wait for `ready`.
 const api = {
@@ -75,6 +93,14 @@ const api = {
   get liveStats() {
     return this.viewer && this.viewer.liveStats ? { ...this.viewer.liveStats, realTime: this.viewer.realTime } : null;
   },
+  /** How the page draws: `{mode: 'low-cost' | 'full', renderer, software, antialias, shadows, pixelRatio}`. */
+  get rendering() {
+    return this.viewer ? this.viewer.rendering : null;
+  },
+  /** Frames drawn so far and the milliseconds the page spent issuing them (not the GPU's). */
+  get draws() {
+    return this.viewer ? { count: this.viewer.drawCount, ms: this.viewer.drawMs } : { count: 0, ms: 0 };
+  },
   /** Live: the last grab message sent (`{body, target, point}`), null before any. */
   get lastGrab() {
     return this.viewer && this.viewer.link ? this.viewer.link.lastGrab : null;
@@ -94,6 +120,7 @@ class Viewer {
   constructor(scene, cfg) {
     this.scene = scene;
     this.live = cfg.live;
+    this.quality = cfg.quality;
     this.index = 0;
     this.playing = false;
     this.speed = 1;
@@ -103,6 +130,10 @@ class Viewer {
     this.realTime = null;
     // (wall ms, simulated s) of recent live frames, for the real-time factor shown.
     this.clockSamples = [];
+    // The page draws only when something changed (a frame, the camera, a colour, the size).
+    this.dirty = true;
+    this.drawCount = 0;
+    this.drawMs = 0;
     this.hovered = null;
     this.selected = null;
     this.fitted = false;
@@ -218,9 +249,27 @@ class Viewer {
     const up = new Vector3(...this.scene.up).normalize();
     Object3D.DEFAULT_UP.copy(up);
     this.up = up;
-    this.renderer = new WebGLRenderer({ antialias: true });
-    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
-    this.renderer.shadowMap.enabled = true;
+    // Low-cost mode (docs/viewer.md#rendering-cost) on a software renderer, or when asked
+    // for with ?quality=low: no antialiasing, no shadows, one pixel per CSS pixel. The
+    // renderer is known only from a context: a first one without antialiasing is kept in
+    // low-cost mode and replaced by one with antialiasing otherwise.
+    let opened = openContext(false);
+    const name = opened ? rendererName(opened.gl) : 'unknown';
+    const software = SOFTWARE_RENDERER.test(name);
+    const lowCost = this.quality === 'low' || (this.quality !== 'high' && software);
+    if (opened && !lowCost) {
+      const lose = opened.gl.getExtension('WEBGL_lose_context');
+      if (lose) lose.loseContext();
+      opened = openContext(true);
+    }
+    this.renderer = new WebGLRenderer(opened ? { canvas: opened.canvas, context: opened.gl } : { antialias: !lowCost });
+    const pixelRatio = lowCost ? 1 : Math.min(window.devicePixelRatio || 1, 2);
+    this.renderer.setPixelRatio(pixelRatio);
+    this.rendering = {
+      mode: lowCost ? 'low-cost' : 'full', renderer: name, software,
+      antialias: this.renderer.getContext().getContextAttributes().antialias, shadows: !lowCost, pixelRatio,
+    };
+    this.renderer.shadowMap.enabled = !lowCost;
     this.renderer.shadowMap.type = PCFShadowMap;
     this.view.insertBefore(this.renderer.domElement, this.view.firstChild);
     this.three = new Scene();
@@ -234,7 +283,7 @@ class Viewer {
     hemi.position.copy(up);
     this.three.add(hemi);
     this.sun = new DirectionalLight(0xffffff, 2.2);
-    this.sun.castShadow = true;
+    this.sun.castShadow = !lowCost;
     this.sun.shadow.mapSize.set(2048, 2048);
     this.three.add(this.sun, this.sun.target);
     this.raycaster = new Raycaster();
@@ -245,6 +294,7 @@ class Viewer {
       this.renderer.setSize(w, h, false);
       this.camera.aspect = w / h;
       this.camera.updateProjectionMatrix();
+      this.dirty = true;
     };
     new ResizeObserver(resize).observe(this.view);
     resize();
@@ -269,7 +319,7 @@ class Viewer {
     const instanceOf = new Map();
     for (const bodies of members.values()) {
       if (bodies.length < INSTANCE_MIN) continue;
-      const { mesh, pose } = instancedShapeMesh(this.scene.bodies[bodies[0]].shapes[0], bodies.length);
+      const { mesh, pose } = instancedShapeMesh(this.scene.bodies[bodies[0]].shapes[0], bodies.length, { sun: this.sun, up: this.up });
       mesh.userData.instances = bodies;
       this.three.add(mesh);
       this.pickable.push(mesh);
@@ -395,14 +445,14 @@ class Viewer {
     this.planeMeshes = [];
     const half = Math.max(10, radius * 8);
     for (const shape of this.worldPlanes) {
-      const mesh = planeMesh(shape, half, [centre.x, centre.y, centre.z]);
+      const mesh = planeMesh(shape, half, [centre.x, centre.y, centre.z], this.rendering.mode === 'low-cost');
       this.planeMeshes.push(mesh);
       this.worldGroup.add(mesh);
     }
     if (this.pendingPlanes) {
       for (const { shape, body } of this.pendingPlanes) {
         // In the body frame: the plane's pose is relative to the body.
-        this.groups[body].add(planeMesh(shape, half, [0, 0, 0]));
+        this.groups[body].add(planeMesh(shape, half, [0, 0, 0], this.rendering.mode === 'low-cost'));
       }
       this.pendingPlanes = null;
     }
@@ -413,6 +463,7 @@ class Viewer {
     const typical = typicalContactForce(this.scene.frames);
     this.forceUnit = typical > 0 ? (radius * 0.25) / typical : 0;
     this.fitted = this.scene.frames.length > 0;
+    this.dirty = true;
   }
 
   // ---- frames ---------------------------------------------------------------------------
@@ -505,11 +556,12 @@ class Viewer {
     this.updateBar();
     this.plots.setCursor(this.index);
     this.updateInfo();
+    this.dirty = true;
   }
 
   /** Instance matrices from the bodies' groups (body pose times the shape's pose). */
   updateInstances() {
-    const m = new Matrix4();
+    const m = this.instanceMatrix || (this.instanceMatrix = new Matrix4());
     for (const set of this.instanceSets) {
       set.bodies.forEach((b, i) => {
         const g = this.groups[b];
@@ -523,7 +575,8 @@ class Viewer {
   }
 
   updateColours(f) {
-    const colour = new Color();
+    const colour = this.colour || (this.colour = new Color());
+    const lift = this.lift || (this.lift = new Color());
     this.materials.forEach((m, b) => {
       const kind = this.scene.bodies[b].kind;
       if (this.options.islands && kind === 'dynamic') {
@@ -536,8 +589,7 @@ class Viewer {
       const highlight = b === this.selected ? 0x3a3a18 : b === this.hovered ? 0x262626 : 0x000000;
       if (m.instance) {
         // No emissive per instance: the highlight is added to the colour.
-        m.instance.set.mesh.setColorAt(m.instance.index, colour.clone().add(new Color(highlight)));
-        m.instance.set.mesh.instanceColor.needsUpdate = true;
+        m.instance.set.mesh.setColorAt(m.instance.index, colour.add(lift.setHex(highlight)));
         return;
       }
       for (const material of m.list) {
@@ -545,6 +597,10 @@ class Viewer {
         material.emissive.setHex(highlight);
       }
     });
+    for (const set of this.instanceSets) {
+      if (set.mesh.instanceColor) set.mesh.instanceColor.needsUpdate = true;
+    }
+    this.dirty = true;
   }
 
   updateBar() {
@@ -764,8 +820,9 @@ class Viewer {
     const dt = Math.min(0.1, (now - this.last) / 1000);
     this.last = now;
     if (this.playing && !this.live) this.advance(dt);
-    this.controls.update();
-    this.renderer.render(this.three, this.camera);
+    // OrbitControls says whether the camera moved (a drag, the damping after it).
+    if (this.controls.update()) this.dirty = true;
+    if (this.dirty) this.render();
     requestAnimationFrame((t) => this.loop(t));
   }
 
@@ -793,7 +850,11 @@ class Viewer {
   }
 
   render() {
+    const started = performance.now();
     this.renderer.render(this.three, this.camera);
+    this.drawMs += performance.now() - started;
+    this.drawCount += 1;
+    this.dirty = false;
   }
 }
 

@@ -13,6 +13,7 @@ import {
   InstancedMesh,
   Matrix4,
   Mesh,
+  MeshBasicMaterial,
   MeshStandardMaterial,
   PlaneGeometry,
   Quaternion,
@@ -21,6 +22,8 @@ import {
   SRGBColorSpace,
   Vector3,
 } from 'three';
+
+import { sphereImpostors } from './impostors.js';
 
 /** Applies a format pose `{position, orientation: [w, x, y, z]}` to an Object3D. */
 export function setPose(object, pose) {
@@ -129,17 +132,28 @@ export function instanceKey(shape) {
   return JSON.stringify([shape.kind, shape.half_extents, shape.radius, shape.half_height, shape.pose]);
 }
 
+/** From this many copies on, spheres are impostors and no copy casts a shadow. */
+export const MANY_INSTANCES = 200;
+
 /**
  * One mesh drawing `count` copies of `shape` (instance colours multiply its white
- * material), and the shape's pose in its body's frame as a matrix. Above 200 copies,
- * spheres get fewer facets and no copy casts a shadow: a thousand spheres at full detail
- * with shadows cost a software renderer seconds a frame.
+ * material), and the shape's pose in its body's frame as a matrix. Above MANY_INSTANCES
+ * copies, spheres are camera-facing impostors (two triangles each, impostors.js; shaded by
+ * `lights.sun` and `lights.up`) and no copy casts a shadow: a thousand spheres at full
+ * detail with shadows cost a software renderer seconds a frame.
  */
-export function instancedShapeMesh(shape, count) {
-  const many = count > 200;
-  const built = shape.kind === 'sphere' && many
-    ? { geometry: new SphereGeometry(shape.radius, 12, 8) }
-    : geometryOf(shape);
+export function instancedShapeMesh(shape, count, lights) {
+  const many = count > MANY_INSTANCES;
+  const pose = new Matrix4();
+  if (shape.pose) {
+    const p = shape.pose.position || [0, 0, 0];
+    const q = shape.pose.orientation || [1, 0, 0, 0];
+    pose.compose(new Vector3(p[0], p[1], p[2]), new Quaternion(q[1], q[2], q[3], q[0]), new Vector3(1, 1, 1));
+  }
+  if (shape.kind === 'sphere' && many) {
+    return { mesh: sphereImpostors(shape.radius, count, lights.sun, lights.up), pose };
+  }
+  const built = geometryOf(shape);
   const material = new MeshStandardMaterial({ color: 0xffffff, roughness: 0.55, metalness: 0.05 });
   const mesh = new InstancedMesh(built.geometry, material, count);
   // Casting shadows draws every instance twice; hundreds of them cast none.
@@ -147,12 +161,6 @@ export function instancedShapeMesh(shape, count) {
   mesh.receiveShadow = true;
   // The instances move every frame: their bounds are recomputed for picking only.
   mesh.frustumCulled = false;
-  const pose = new Matrix4();
-  if (shape.pose) {
-    const p = shape.pose.position || [0, 0, 0];
-    const q = shape.pose.orientation || [1, 0, 0, 0];
-    pose.compose(new Vector3(p[0], p[1], p[2]), new Quaternion(q[1], q[2], q[3], q[0]), new Vector3(1, 1, 1));
-  }
   return { mesh, pose };
 }
 
@@ -177,9 +185,12 @@ function checkerTexture() {
 
 /**
  * A plane: a checkered square of side `2 * half` (m) centred on the point of the plane
- * nearest `centre` (world frame), for a plane shape at world pose `pose`.
+ * nearest `centre` (world frame), for a plane shape at world pose `pose`. `lowCost`: an
+ * unlit material (a flat plane without shadows is evenly lit anyway) and no anisotropic
+ * filtering; the lit plane filled most of the canvas and cost a software renderer two
+ * thirds of a frame.
  */
-export function planeMesh(shape, half, centre) {
+export function planeMesh(shape, half, centre, lowCost) {
   const n = new Vector3(...shape.normal).normalize();
   const pose = shape.pose || {};
   const q = pose.orientation || [1, 0, 0, 0];
@@ -191,8 +202,12 @@ export function planeMesh(shape, half, centre) {
   const texture = checkerTexture().clone();
   const tile = Math.max(0.25, Math.pow(10, Math.round(Math.log10(half / 10))));
   texture.repeat.set(half / tile, half / tile);
+  if (lowCost) texture.anisotropy = 1;
   texture.needsUpdate = true;
-  const material = new MeshStandardMaterial({ map: texture, roughness: 0.95, metalness: 0 });
+  // The unlit colour is about what the hemisphere light and the sun give a level plane.
+  const material = lowCost
+    ? new MeshBasicMaterial({ map: texture, color: 0xb4b4b4 })
+    : new MeshStandardMaterial({ map: texture, roughness: 0.95, metalness: 0 });
   const mesh = new Mesh(new PlaneGeometry(2 * half, 2 * half), material);
   mesh.quaternion.setFromUnitVectors(new Vector3(0, 0, 1), worldNormal);
   mesh.position.copy(foot);
