@@ -15,6 +15,10 @@ use stiction_lcp::pgs::{solve_pgs, PgsOptions};
 use stiction_lcp::{LcpError, SolveReport};
 
 use crate::error::{CliError, EXIT_FAILED};
+use crate::run::dump_lcp::DUMP_KEYS;
+
+#[path = "lcp_compare.rs"]
+mod compare;
 
 /// Arguments of `stiction lcp`.
 #[derive(Debug, Args)]
@@ -29,7 +33,22 @@ enum LcpCommand {
     /// Solve one problem file and print the solution and the solver's report as JSON.
     #[command(long_about = SOLVE_ABOUT, after_help = SOLVE_EXIT_STATUS)]
     Solve(SolveArgs),
+    /// Solve each problem file with every applicable solver and print a markdown table.
+    #[command(long_about = COMPARE_ABOUT)]
+    Compare(compare::CompareArgs),
 }
+
+const COMPARE_ABOUT: &str = "\
+Solve each problem file with every applicable solver of the lcp crate and print a markdown \
+table: file, solver, status, residual, pivots or sweeps, time, and the largest difference \
+from the engine's forces. Solvers: dantzig, pgs at 10, 50 and 200 sweeps, pgd, and lemke \
+when every row is bounded by [0, inf) alone (lemke reads w = a z - b there, the same \
+problem). A file written by `stiction run --dump-lcp` also has a row \"engine\" with the \
+figures the step recorded. --json prints the rows as a JSON array of {\"file\", \"solver\", \
+\"status\", \"residual\", \"iterations\", \"seconds\", \"max_diff_from_engine\"}.
+
+Exit status: 0 compared (whatever the solvers reported); 2 bad input (missing, unreadable \
+or invalid file), with a one-line `error: ` message on stderr.";
 
 const SOLVE_ABOUT: &str = "\
 Solve one problem file and print the solution and the solver's report as JSON.
@@ -113,6 +132,7 @@ impl SolverChoice {
 pub fn run(args: LcpArgs) -> Result<ExitCode, CliError> {
     match args.command {
         LcpCommand::Solve(solve) => run_solve(&solve),
+        LcpCommand::Compare(compare) => compare::run_compare(&compare),
     }
 }
 
@@ -134,11 +154,43 @@ fn run_solve(args: &SolveArgs) -> Result<ExitCode, CliError> {
 }
 
 fn read_problem_file(path: &Path) -> Result<ProblemFile, CliError> {
+    read_problem_with_answer(path).map(|(file, _)| file)
+}
+
+/// Reads a problem file, or a `stiction run --dump-lcp` dump: its problem, and the engine's
+/// answer recorded beside it.
+fn read_problem_with_answer(
+    path: &Path,
+) -> Result<(ProblemFile, Option<compare::EngineAnswer>), CliError> {
     let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_problem(&text).map_err(|e| CliError::invalid(path, e))
+    // A dump is a problem object with more keys; plain files are parsed as they are, so
+    // that their errors keep the line and column.
+    if text.contains("\"engine\"") {
+        if let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(&text) {
+            if map.contains_key("engine") {
+                let engine = map.get("engine").cloned().map(serde_json::from_value);
+                let engine = match engine {
+                    Some(Ok(answer)) => Some(answer),
+                    Some(Err(e)) => {
+                        let e = LcpError::Parse(format!("the \"engine\" answer: {e}"));
+                        return Err(CliError::invalid(path, e));
+                    }
+                    None => None,
+                };
+                for key in DUMP_KEYS {
+                    map.remove(key);
+                }
+                let problem = serde_json::Value::Object(map).to_string();
+                let file = parse_problem(&problem).map_err(|e| CliError::invalid(path, e))?;
+                return Ok((file, engine));
+            }
+        }
+    }
+    let file = parse_problem(&text).map_err(|e| CliError::invalid(path, e))?;
+    Ok((file, None))
 }
 
 /// Converts the file to the problem the chosen solver reads and runs it. Conversion errors

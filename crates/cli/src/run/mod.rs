@@ -1,6 +1,7 @@
 //! `stiction run`: step a scene file and write a run directory (trajectory, statistics,
 //! joint forces, the effective scene and a summary).
 
+pub mod dump_lcp;
 pub mod measure;
 pub mod record;
 pub mod sensors;
@@ -47,6 +48,11 @@ pub struct RunArgs {
     /// after it; the CSV files hold those steps' rows only.
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
+    /// Write every island's LCP of these steps (5, 1,10,20 or 100-120) as
+    /// DIR/lcp/step-<step>-island-<island>.json, a `stiction lcp solve` problem file with
+    /// the engine's answer (forces, status, residual, pivots or sweeps, time) beside it.
+    #[arg(long, value_name = "STEPS", value_parser = dump_lcp::parse_steps)]
+    pub dump_lcp: Option<dump_lcp::StepSet>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -198,6 +204,9 @@ pub struct RunSummary {
     pub steps_with_unsolved_islands: u64,
     /// Files written.
     pub files: Vec<String>,
+    /// The island problems written by `--dump-lcp` (relative to the run directory).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lcp_files: Vec<String>,
     /// Why the run stopped early, if it did (bodies and joints by their scene names).
     pub error: Option<String>,
     /// Why the forces of some steps are approximate (a residual above
@@ -286,6 +295,7 @@ pub fn run(args: RunArgs) -> Result<std::process::ExitCode, CliError> {
         progress: args.output.show_progress(),
         snapshot_every: args.snapshot_every,
         resumed_from_step: first_step,
+        dump_lcp: args.dump_lcp,
     };
     let summary = execute_with(&file, built, &out, &options)?;
     args.output
@@ -356,6 +366,8 @@ pub struct RunOptions {
     /// The scene's world is a snapshot taken after this step: run the steps after it and
     /// record only those.
     pub resumed_from_step: Option<u64>,
+    /// Dump the island problems of these steps (`--dump-lcp`).
+    pub dump_lcp: Option<dump_lcp::StepSet>,
 }
 
 /// Steps a built scene, writing the run directory `out`.
@@ -425,7 +437,12 @@ pub fn execute_in_place(
     let mut last = start;
     let mut error = None;
     let mut done = first_step;
+    let mut lcp_files = Vec::new();
+    let iterative = file.world.solver.kind == SolverKind::Iterative;
     for step in first_step + 1..=scene.steps {
+        if let Some(set) = &options.dump_lcp {
+            dump_lcp::prepare_step(&mut scene.world, set, step);
+        }
         let stats = match scene.world.step(scene.h) {
             Ok(stats) => stats.clone(),
             Err(e) => {
@@ -437,6 +454,13 @@ pub fn execute_in_place(
             }
         };
         done = step;
+        if options
+            .dump_lcp
+            .as_ref()
+            .is_some_and(|set| set.contains(step))
+        {
+            lcp_files.extend(dump_lcp::write_step(scene, &stats, iterative, out, step)?);
+        }
         step_ms.push(stats.times.total.as_secs_f64() * 1e3);
         // A NaN residual counts as the worst (f64::max would drop it).
         if stats.worst_residual > max_residual || stats.worst_residual.is_nan() {
@@ -489,6 +513,7 @@ pub fn execute_in_place(
         max_penetration,
         steps_with_unsolved_islands: unsolved,
         files: written_files(scene),
+        lcp_files,
         error,
         warning: residual_warning(
             max_residual,
@@ -570,6 +595,13 @@ pub fn summary_lines(s: &RunSummary) -> Vec<String> {
         ),
         format!("  wrote {}: {}", s.out.display(), s.files.join(", ")),
     ]);
+    if !s.lcp_files.is_empty() {
+        lines.push(format!(
+            "  {} LCP files: {}",
+            s.lcp_files.len(),
+            s.lcp_files.join(", ")
+        ));
+    }
     lines
 }
 
