@@ -21,13 +21,23 @@ fn settled_stack(solver: Solver, capture: bool) -> Scene {
 }
 
 #[test]
-fn nothing_is_captured_unless_asked_or_with_the_iterative_stepper() {
+fn nothing_is_captured_unless_asked_and_the_iterative_stepper_captures_its_rows() {
     let off = settled_stack(Solver::exact(), false);
     assert!(!off.world.captures_problems());
     assert!(off.world.captured_problems().is_empty());
+    // The iterative stepper's sweeps work on the same rows: its problem is captured with
+    // the forces the sweeps reached, one per row.
     let iterative = settled_stack(Solver::iterative(), true);
     assert!(iterative.world.captures_problems());
-    assert!(iterative.world.captured_problems().is_empty());
+    let problems = iterative.world.captured_problems();
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].len(), 3 * 4 * BOXES);
+    let solutions = iterative.world.captured_solutions();
+    assert_eq!(solutions[0].len(), problems[0].len());
+    // Each contact's rows together (normal, then two friction rows): the normal forces
+    // carry the stack's weight, 3 + 2 + 1 boxes of 1 kg over the three faces, N.
+    let normals: f64 = solutions[0].iter().step_by(3).sum();
+    assert!((normals - 6.0 * 9.81).abs() < 0.02 * 6.0 * 9.81, "{normals}");
 }
 
 #[test]

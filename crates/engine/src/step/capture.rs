@@ -66,11 +66,18 @@ impl ProblemCapture {
         self.forget_outcome();
     }
 
-    /// Clears the newest slot's outcome, left from an earlier step, until [`Self::finish`].
+    /// Clears the newest slot's outcome, left from an earlier step, until [`Self::finish`]
+    /// (so the outcome lists always have one entry per captured problem).
     fn forget_outcome(&mut self) {
-        if let Some(lambda) = self.solutions.get_mut(self.len - 1) {
-            lambda.clear();
+        let k = self.len - 1;
+        if self.solutions.len() <= k {
+            self.solutions.resize(k + 1, Vec::new());
+            self.row_bodies.resize(k + 1, Vec::new());
+            self.times.resize(k + 1, Duration::ZERO);
         }
+        self.solutions[k].clear();
+        self.row_bodies[k].clear();
+        self.times[k] = Duration::ZERO;
     }
 
     /// Whether the last problem captured is island `island`'s.
@@ -106,15 +113,6 @@ impl ProblemCapture {
         time: Duration,
     ) {
         let k = self.len - 1;
-        if self.solutions.len() <= k {
-            self.solutions.resize(k + 1, Vec::new());
-        }
-        if self.row_bodies.len() <= k {
-            self.row_bodies.resize(k + 1, Vec::new());
-        }
-        if self.times.len() <= k {
-            self.times.resize(k + 1, Duration::ZERO);
-        }
         self.solutions[k].clear();
         self.solutions[k].extend_from_slice(lambda);
         let side = |b: u32| (b != ground).then_some(b as usize);
@@ -126,17 +124,17 @@ impl ProblemCapture {
     /// The forces the step used for each of [`Self::problems`] (empty for a problem whose
     /// solve was not finished, as in a refused step).
     pub(crate) fn solutions(&self) -> &[Vec<f64>] {
-        &self.solutions[..self.len.min(self.solutions.len())]
+        &self.solutions[..self.len]
     }
 
     /// Each row's two bodies (slot indices, `None` for the ground), per captured problem.
     pub(crate) fn row_bodies(&self) -> &[Vec<[Option<usize>; 2]>] {
-        &self.row_bodies[..self.len.min(self.row_bodies.len())]
+        &self.row_bodies[..self.len]
     }
 
     /// The wall time of each captured island's assembly and solve.
     pub(crate) fn times(&self) -> &[Duration] {
-        &self.times[..self.len.min(self.times.len())]
+        &self.times[..self.len]
     }
 
     /// The problems captured during the last step.
