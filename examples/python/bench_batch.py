@@ -7,8 +7,9 @@ Needs `pip install mujoco` for the MuJoCo rows (tests/python/run.sh installs it 
 venv). Prints a markdown table on stdout, every configuration interleaved in each round.
 
 - Stiction `Batch`, one `step()` call per step for the whole batch (as an RL loop does),
-  on 1 and 2 threads; and the same worlds stepped one by one from a Python loop (one
-  `World.step()` call per world per step).
+  on 1 and 2 threads; the same worlds stepped one by one from a Python loop (one
+  `World.step()` call per world per step); and `Batch.step(steps=...)`, every step of
+  each world in one call (each world's steps back to back, as `mujoco.rollout` runs).
 - MuJoCo 4 on an equivalent model (20 free unit boxes of 1 kg stacked on a plane,
   friction 0.6 as S4, h = 1/60 s, its default Newton solver, pyramidal cones): a Python
   loop of `mj_step` over N `MjData`, and `mujoco.rollout` on 1 and 2 threads (N initial
@@ -41,6 +42,16 @@ def stiction_batch(n, steps, threads):
     start = time.perf_counter()
     for _ in range(steps):
         state = batch.step()
+    elapsed = time.perf_counter() - start
+    assert not state["failed"].any()
+    return n * steps / elapsed
+
+
+def stiction_batch_rollout(n, steps, threads):
+    """All the steps in one call, as MuJoCo's rollout does them."""
+    batch = stiction.Batch("s4-stack-20", n, threads=threads)
+    start = time.perf_counter()
+    state = batch.step(steps=steps)
     elapsed = time.perf_counter() - start
     assert not state["failed"].any()
     return n * steps / elapsed
@@ -112,6 +123,8 @@ def main():
         "Stiction `Batch`, 1 thread": lambda: stiction_batch(n, steps, 1),
         "Stiction `Batch`, 2 threads": lambda: stiction_batch(n, steps, 2),
         "Stiction, Python loop of `World.step()`": lambda: stiction_loop(n, steps),
+        "Stiction `Batch`, all steps in one call, 1 thread": lambda: stiction_batch_rollout(n, steps, 1),
+        "Stiction `Batch`, all steps in one call, 2 threads": lambda: stiction_batch_rollout(n, steps, 2),
     }
     if mujoco is not None:
         runs["MuJoCo, Python loop of `mj_step`"] = lambda: mujoco_loop(n, steps)
