@@ -37,7 +37,10 @@ fn nothing_is_captured_unless_asked_and_the_iterative_stepper_captures_its_rows(
     // Each contact's rows together (normal, then two friction rows): the normal forces
     // carry the stack's weight, 3 + 2 + 1 boxes of 1 kg over the three faces, N.
     let normals: f64 = solutions[0].iter().step_by(3).sum();
-    assert!((normals - 6.0 * 9.81).abs() < 0.02 * 6.0 * 9.81, "{normals}");
+    assert!(
+        (normals - 6.0 * 9.81).abs() < 0.02 * 6.0 * 9.81,
+        "{normals}"
+    );
 }
 
 #[test]
