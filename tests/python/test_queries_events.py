@@ -362,6 +362,16 @@ def test_predicate_and_exclude_filters():
     assert hit.collider == 2 and abs(hit.time - 2.7) < 1e-9
     all_hits = world.cast_ray_all((0, 0, 0), (1, 0, 0), predicate=lambda c: c != 1)
     assert list(all_hits.colliders) == [0, 2]
+    # By body kind: collider 0 is on a dynamic body, 1 and 2 are world geometry (static).
+    assert first(exclude_kinds=["dynamic"]) == (1, 1.8)
+    assert first(exclude_kinds=("static",)) == (0, 0.8)
+    assert first(exclude_kinds=["static", "dynamic"]) is None
+    assert first(exclude_kinds=["kinematic"]) == (0, 0.8)
+    assert list(world.overlap_aabb((0, -1, -1), (4, 1, 1), exclude_kinds=["static"])) == [0]
+    hits = world.cast_rays([(0, 0, 0), (0, 0, 0)], (1, 0, 0), exclude_kinds=["dynamic"])
+    assert list(hits.colliders) == [1, 1]
+    with pytest.raises(stiction.WorldError, match='exclude_kinds holds "fixed"'):
+        first(exclude_kinds=["fixed"])
 
 
 def test_errors_in_a_predicate_propagate():

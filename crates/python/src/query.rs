@@ -87,6 +87,9 @@ pub struct FilterArgs<'a, 'py> {
     pub groups: Option<&'a Bound<'py, PyAny>>,
     /// Skip sensor colliders.
     pub exclude_sensors: bool,
+    /// Body kinds whose colliders are skipped: "static" (world geometry too), "kinematic",
+    /// "dynamic".
+    pub exclude_kinds: Option<Vec<String>>,
     /// A Python callable taking a collider index, false to skip it.
     pub predicate: Option<&'a Bound<'py, PyAny>>,
 }
@@ -99,6 +102,8 @@ struct Plain {
     exclude_collider: Option<ColliderHandle>,
     exclude_body: Option<BodyHandle>,
     exclude_sensors: bool,
+    /// Skip static (and world), kinematic, dynamic colliders.
+    exclude_kinds: [bool; 3],
 }
 
 impl Plain {
@@ -109,6 +114,11 @@ impl Plain {
         filter.exclude_collider = self.exclude_collider;
         filter.exclude_body = self.exclude_body;
         filter.exclude_sensors = self.exclude_sensors;
+        [
+            filter.exclude_static,
+            filter.exclude_kinematic,
+            filter.exclude_dynamic,
+        ] = self.exclude_kinds;
         filter
     }
 }
@@ -569,6 +579,19 @@ impl PyWorld {
         };
         if let Some(body) = args.exclude_body.filter(|b| !b.is_none()) {
             plain.exclude_body = Some(self.body(body)?);
+        }
+        for kind in args.exclude_kinds.iter().flatten() {
+            let index = match kind.as_str() {
+                "static" => 0,
+                "kinematic" => 1,
+                "dynamic" => 2,
+                other => {
+                    return Err(PyWorldError::new_err(format!(
+                        "exclude_kinds holds {other:?}: each must be \"static\", \"kinematic\" or \"dynamic\""
+                    )))
+                }
+            };
+            plain.exclude_kinds[index] = true;
         }
         if let Some(c) = args.exclude_collider {
             plain.exclude_collider = Some(self.collider_handle(c, "collider")?);

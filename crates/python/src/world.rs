@@ -1892,7 +1892,7 @@ impl PyWorld {
 
     /// The first collider the ray from `origin` along `direction` (normalised) hits within
     /// `max_distance` m, or `None`.
-    #[pyo3(signature = (origin, direction, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[pyo3(signature = (origin, direction, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, exclude_kinds=None, predicate=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn cast_ray(
         &mut self,
@@ -1904,6 +1904,7 @@ impl PyWorld {
         exclude_collider: Option<i64>,
         groups: Option<&Bound<'_, PyAny>>,
         exclude_sensors: bool,
+        exclude_kinds: Option<Vec<String>>,
         predicate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<PyRayHit>> {
         let filter = FilterArgs {
@@ -1911,13 +1912,14 @@ impl PyWorld {
             exclude_collider,
             groups,
             exclude_sensors,
+            exclude_kinds,
             predicate,
         };
         self.query_cast_ray(py, origin, direction, max_distance, &filter)
     }
 
     /// Every collider the ray hits within `max_distance`, each once, by distance.
-    #[pyo3(signature = (origin, direction, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[pyo3(signature = (origin, direction, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, exclude_kinds=None, predicate=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn cast_ray_all(
         &mut self,
@@ -1929,6 +1931,7 @@ impl PyWorld {
         exclude_collider: Option<i64>,
         groups: Option<&Bound<'_, PyAny>>,
         exclude_sensors: bool,
+        exclude_kinds: Option<Vec<String>>,
         predicate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRayHits> {
         let filter = FilterArgs {
@@ -1936,6 +1939,7 @@ impl PyWorld {
             exclude_collider,
             groups,
             exclude_sensors,
+            exclude_kinds,
             predicate,
         };
         self.query_cast_ray_all(py, origin, direction, max_distance, &filter)
@@ -1944,7 +1948,7 @@ impl PyWorld {
     /// `cast_ray` for each row of `origins` and `directions` ((N, 3), or (3,) for one
     /// shared by every ray), in one call with the GIL released (unless `predicate` is
     /// given); the answers as arrays.
-    #[pyo3(signature = (origins, directions, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[pyo3(signature = (origins, directions, max_distance=f64::INFINITY, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, exclude_kinds=None, predicate=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn cast_rays(
         &mut self,
@@ -1956,6 +1960,7 @@ impl PyWorld {
         exclude_collider: Option<i64>,
         groups: Option<&Bound<'_, PyAny>>,
         exclude_sensors: bool,
+        exclude_kinds: Option<Vec<String>>,
         predicate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRayHits> {
         let filter = FilterArgs {
@@ -1963,6 +1968,7 @@ impl PyWorld {
             exclude_collider,
             groups,
             exclude_sensors,
+            exclude_kinds,
             predicate,
         };
         self.query_cast_rays(py, &origins, &directions, max_distance, &filter)
@@ -1971,7 +1977,7 @@ impl PyWorld {
     /// The first collider a shape (sized as for `add_collider`) at `position` and
     /// `orientation`, moving by `velocity` per unit time without turning, touches within
     /// `max_time`, or `None`.
-    #[pyo3(signature = (shape, *, velocity, position=None, orientation=None, max_time=f64::INFINITY, radius=None, half_extents=None, half_height=None, points=None, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[pyo3(signature = (shape, *, velocity, position=None, orientation=None, max_time=f64::INFINITY, radius=None, half_extents=None, half_height=None, points=None, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, exclude_kinds=None, predicate=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn cast_shape(
         &mut self,
@@ -1989,6 +1995,7 @@ impl PyWorld {
         exclude_collider: Option<i64>,
         groups: Option<&Bound<'_, PyAny>>,
         exclude_sensors: bool,
+        exclude_kinds: Option<Vec<String>>,
         predicate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<PyShapeHit>> {
         let sizes = ShapeArgs {
@@ -2002,6 +2009,7 @@ impl PyWorld {
             exclude_collider,
             groups,
             exclude_sensors,
+            exclude_kinds,
             predicate,
         };
         self.query_cast_shape(
@@ -2018,7 +2026,7 @@ impl PyWorld {
 
     /// The indices of every collider a shape (sized as for `add_collider`) at `position`
     /// and `orientation` intersects or touches, sorted.
-    #[pyo3(signature = (shape, *, position=None, orientation=None, radius=None, half_extents=None, half_height=None, points=None, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[pyo3(signature = (shape, *, position=None, orientation=None, radius=None, half_extents=None, half_height=None, points=None, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, exclude_kinds=None, predicate=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn overlap_shape<'py>(
         &mut self,
@@ -2034,6 +2042,7 @@ impl PyWorld {
         exclude_collider: Option<i64>,
         groups: Option<&Bound<'_, PyAny>>,
         exclude_sensors: bool,
+        exclude_kinds: Option<Vec<String>>,
         predicate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let sizes = ShapeArgs {
@@ -2047,6 +2056,7 @@ impl PyWorld {
             exclude_collider,
             groups,
             exclude_sensors,
+            exclude_kinds,
             predicate,
         };
         self.query_overlap_shape(py, shape, &sizes, position, orientation, &filter)
@@ -2054,7 +2064,7 @@ impl PyWorld {
 
     /// The indices of every collider whose world bounding box overlaps the box from
     /// `mins` to `maxs`, sorted.
-    #[pyo3(signature = (mins, maxs, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[pyo3(signature = (mins, maxs, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, exclude_kinds=None, predicate=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn overlap_aabb<'py>(
         &mut self,
@@ -2065,6 +2075,7 @@ impl PyWorld {
         exclude_collider: Option<i64>,
         groups: Option<&Bound<'_, PyAny>>,
         exclude_sensors: bool,
+        exclude_kinds: Option<Vec<String>>,
         predicate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let filter = FilterArgs {
@@ -2072,13 +2083,14 @@ impl PyWorld {
             exclude_collider,
             groups,
             exclude_sensors,
+            exclude_kinds,
             predicate,
         };
         self.query_overlap_aabb(py, mins, maxs, &filter)
     }
 
     /// The collider nearest `point` and the nearest point on it, or `None`.
-    #[pyo3(signature = (point, solid=true, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[pyo3(signature = (point, solid=true, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, exclude_kinds=None, predicate=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn project_point(
         &mut self,
@@ -2089,6 +2101,7 @@ impl PyWorld {
         exclude_collider: Option<i64>,
         groups: Option<&Bound<'_, PyAny>>,
         exclude_sensors: bool,
+        exclude_kinds: Option<Vec<String>>,
         predicate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<PyPointProjection>> {
         let filter = FilterArgs {
@@ -2096,13 +2109,14 @@ impl PyWorld {
             exclude_collider,
             groups,
             exclude_sensors,
+            exclude_kinds,
             predicate,
         };
         self.query_project_point(py, point, solid, &filter)
     }
 
     /// The indices of every collider containing `point` (boundary included), sorted.
-    #[pyo3(signature = (point, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, predicate=None))]
+    #[pyo3(signature = (point, *, exclude_body=None, exclude_collider=None, groups=None, exclude_sensors=false, exclude_kinds=None, predicate=None))]
     #[allow(clippy::too_many_arguments)] // The keyword arguments of the Python method.
     fn colliders_containing_point<'py>(
         &mut self,
@@ -2112,6 +2126,7 @@ impl PyWorld {
         exclude_collider: Option<i64>,
         groups: Option<&Bound<'_, PyAny>>,
         exclude_sensors: bool,
+        exclude_kinds: Option<Vec<String>>,
         predicate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let filter = FilterArgs {
@@ -2119,6 +2134,7 @@ impl PyWorld {
             exclude_collider,
             groups,
             exclude_sensors,
+            exclude_kinds,
             predicate,
         };
         self.query_colliders_containing_point(py, point, &filter)

@@ -859,6 +859,8 @@ class World:
     #   exclude_collider: a collider index that is skipped;
     #   groups: (memberships, filter): only colliders whose groups interact with these;
     #   exclude_sensors: skip sensor colliders (a lidar or a ground probe should);
+    #   exclude_kinds: skip the colliders of these body kinds ("static": static bodies and
+    #     world geometry, "kinematic", "dynamic");
     #   predicate: a callable taking a collider index, called under the GIL for each
     #     collider that passed the other tests; a false result skips the collider, an
     #     exception propagates out of the query.
@@ -874,6 +876,7 @@ class World:
         exclude_collider: Optional[int] = None,
         groups: Optional[_Groups] = None,
         exclude_sensors: bool = False,
+        exclude_kinds: Optional[Sequence[Literal["static", "kinematic", "dynamic"]]] = None,
         predicate: Optional[_Predicate] = None,
     ) -> Optional[RayHit]:
         """The first collider the ray from ``origin`` along ``direction`` meets within
@@ -892,6 +895,7 @@ class World:
         exclude_collider: Optional[int] = None,
         groups: Optional[_Groups] = None,
         exclude_sensors: bool = False,
+        exclude_kinds: Optional[Sequence[Literal["static", "kinematic", "dynamic"]]] = None,
         predicate: Optional[_Predicate] = None,
     ) -> RayHits:
         """Every collider the ray meets within ``max_distance``, each once (where the ray
@@ -906,6 +910,7 @@ class World:
         exclude_collider: Optional[int] = None,
         groups: Optional[_Groups] = None,
         exclude_sensors: bool = False,
+        exclude_kinds: Optional[Sequence[Literal["static", "kinematic", "dynamic"]]] = None,
         predicate: Optional[_Predicate] = None,
     ) -> RayHits:
         """:meth:`cast_ray` for every row of ``origins`` and ``directions`` in one call (a
@@ -931,6 +936,7 @@ class World:
         exclude_collider: Optional[int] = None,
         groups: Optional[_Groups] = None,
         exclude_sensors: bool = False,
+        exclude_kinds: Optional[Sequence[Literal["static", "kinematic", "dynamic"]]] = None,
         predicate: Optional[_Predicate] = None,
     ) -> Optional[ShapeHit]:
         """The first collider a shape touches when it moves from ``position`` (default:
@@ -957,6 +963,7 @@ class World:
         exclude_collider: Optional[int] = None,
         groups: Optional[_Groups] = None,
         exclude_sensors: bool = False,
+        exclude_kinds: Optional[Sequence[Literal["static", "kinematic", "dynamic"]]] = None,
         predicate: Optional[_Predicate] = None,
     ) -> _IntArray:
         """The indices of every collider the shape (as for :meth:`cast_shape`) at
@@ -970,6 +977,7 @@ class World:
         exclude_collider: Optional[int] = None,
         groups: Optional[_Groups] = None,
         exclude_sensors: bool = False,
+        exclude_kinds: Optional[Sequence[Literal["static", "kinematic", "dynamic"]]] = None,
         predicate: Optional[_Predicate] = None,
     ) -> _IntArray:
         """The indices of every collider whose world bounding box overlaps the box from
@@ -985,6 +993,7 @@ class World:
         exclude_collider: Optional[int] = None,
         groups: Optional[_Groups] = None,
         exclude_sensors: bool = False,
+        exclude_kinds: Optional[Sequence[Literal["static", "kinematic", "dynamic"]]] = None,
         predicate: Optional[_Predicate] = None,
     ) -> Optional[PointProjection]:
         """The collider nearest ``point`` and the nearest point on it (``None`` if no
@@ -998,6 +1007,7 @@ class World:
         exclude_collider: Optional[int] = None,
         groups: Optional[_Groups] = None,
         exclude_sensors: bool = False,
+        exclude_kinds: Optional[Sequence[Literal["static", "kinematic", "dynamic"]]] = None,
         predicate: Optional[_Predicate] = None,
     ) -> _IntArray:
         """The indices of every collider containing ``point`` (boundary included), sorted,
