@@ -334,16 +334,7 @@ class Viewer {
       const instance = instanceOf.get(b);
       if (instance) {
         const reach = Math.max(shapeReach(body.shapes[0]), 0.02);
-        const axes = new AxesHelper(reach * 1.4);
-        axes.material.depthTest = false;
-        axes.renderOrder = 4;
-        axes.visible = false;
-        group.add(axes);
-        this.three.add(group);
-        this.groups.push(group);
-        this.materials.push({ list: [], base: new Color(base), instance });
-        this.reach.push(reach);
-        this.axes.push(axes);
+        this.addBodyGroup(group, reach, { list: [], base: new Color(base), instance });
         return;
       }
       const material = new MeshStandardMaterial({ color: base, roughness: 0.55, metalness: 0.05 });
@@ -363,17 +354,7 @@ class Viewer {
         this.pickable.push(mesh);
         reach = Math.max(reach, shapeReach(shape));
       }
-      reach = Math.max(reach, 0.02);
-      const axes = new AxesHelper(reach * 1.4);
-      axes.material.depthTest = false;
-      axes.renderOrder = 4;
-      axes.visible = false;
-      group.add(axes);
-      this.three.add(group);
-      this.groups.push(group);
-      this.materials.push({ list: materials, base: new Color(base) });
-      this.reach.push(reach);
-      this.axes.push(axes);
+      this.addBodyGroup(group, Math.max(reach, 0.02), { list: materials, base: new Color(base) });
     });
     this.worldGroup = new Group();
     this.three.add(this.worldGroup);
@@ -387,6 +368,21 @@ class Viewer {
       const mesh = shapeMesh(shape, worldMaterial);
       if (mesh) this.worldGroup.add(mesh);
     }
+  }
+
+  /** Adds a body's group with its frame axes (hidden until toggled), sized by `reach`, and
+   * records its materials entry, reach and axes at the body's index. */
+  addBodyGroup(group, reach, materials) {
+    const axes = new AxesHelper(reach * 1.4);
+    axes.material.depthTest = false;
+    axes.renderOrder = 4;
+    axes.visible = false;
+    group.add(axes);
+    this.three.add(group);
+    this.groups.push(group);
+    this.materials.push(materials);
+    this.reach.push(reach);
+    this.axes.push(axes);
   }
 
   /** Centre and radius of everything that moves (all frames) and of world geometry. */
