@@ -1,7 +1,8 @@
-// Helpers shared by the browser checks (viewer.test.mjs, view_run.test.mjs): a check
-// counter, a PNG decoder for screenshots, "not blank" statistics, console watching and
-// waiting for the viewer to be drawn.
+// Helpers shared by the browser checks (viewer, view_run and live .test.mjs): a check
+// counter and the run-and-report wrapper, a PNG decoder for screenshots, "not blank"
+// statistics, console watching and waiting for the viewer to be drawn.
 
+import { writeFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 
 export const TOLERANCE = 1e-9;
@@ -22,6 +23,23 @@ export async function check(name, body) {
     counts.failed += 1;
     console.log(`FAIL ${name}: ${error && error.stack ? error.stack : error}`);
   }
+}
+
+/** Runs a test file's `main`, then writes "N passed, M failed" to `resultFile`, prints it and
+ * exits 0 only if every check passed; an exception out of `main` counts as one more failure. */
+export function runChecks(main, resultFile) {
+  main().then(
+    () => {
+      writeFileSync(resultFile, `${counts.passed} passed, ${counts.failed} failed\n`);
+      console.log(`${counts.passed} passed, ${counts.failed} failed`);
+      process.exit(counts.failed === 0 ? 0 : 1);
+    },
+    (error) => {
+      console.log(`FAIL ${error && error.stack ? error.stack : error}`);
+      console.log(`${counts.passed} passed, ${counts.failed + 1} failed`);
+      process.exit(1);
+    },
+  );
 }
 
 export function assert(condition, message) {

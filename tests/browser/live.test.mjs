@@ -17,14 +17,24 @@
 // 400.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { chromium } from 'playwright-core';
 
 import {
-  assert, canvasStats, check, counts, largestDifference, launchChromium, MIN_STDDEV, startView,
-  stopView, trajectoryByStep, waitReady, watchConsole,
+  MIN_STDDEV,
+  assert,
+  canvasStats,
+  check,
+  largestDifference,
+  launchChromium,
+  runChecks,
+  startView,
+  stopView,
+  trajectoryByStep,
+  waitReady,
+  watchConsole,
 } from './common.mjs';
 
 const CHROMIUM = process.env.STICTION_CHROMIUM;
@@ -333,13 +343,6 @@ async function main() {
     await browser.close();
     for (const child of servers) await stopView(child);
   }
-  writeFileSync(join(OUT, 'live-result.txt'), `${counts.passed} passed, ${counts.failed} failed\n`);
-  console.log(`${counts.passed} passed, ${counts.failed} failed`);
-  process.exit(counts.failed === 0 ? 0 : 1);
 }
 
-main().catch((error) => {
-  console.log(`FAIL ${error && error.stack ? error.stack : error}`);
-  console.log(`${counts.passed} passed, ${counts.failed + 1} failed`);
-  process.exit(1);
-});
+runChecks(main, join(OUT, 'live-result.txt'));

@@ -12,15 +12,23 @@
 // step 60 the contact overlay draws one point and one normal arrow per row of
 // contact_forces.csv and one force arrow per row with a non-zero force.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { chromium } from 'playwright-core';
 
 import {
-  assert, canvasStats, check, comparePositions, counts, embeddedScene, MIN_NON_BACKGROUND,
-  MIN_STDDEV, waitReady, watchConsole,
+  MIN_NON_BACKGROUND,
+  MIN_STDDEV,
+  assert,
+  canvasStats,
+  check,
+  comparePositions,
+  embeddedScene,
+  runChecks,
+  waitReady,
+  watchConsole,
 } from './common.mjs';
 
 const CHROMIUM = process.env.STICTION_CHROMIUM;
@@ -186,13 +194,6 @@ async function main() {
   } finally {
     await browser.close();
   }
-  writeFileSync(join(OUT, 'view-run-result.txt'), `${counts.passed} passed, ${counts.failed} failed\n`);
-  console.log(`${counts.passed} passed, ${counts.failed} failed`);
-  process.exit(counts.failed === 0 ? 0 : 1);
 }
 
-main().catch((error) => {
-  console.log(`FAIL ${error && error.stack ? error.stack : error}`);
-  console.log(`${counts.passed} passed, ${counts.failed + 1} failed`);
-  process.exit(1);
-});
+runChecks(main, join(OUT, 'view-run-result.txt'));

@@ -9,7 +9,7 @@
 // failure.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,8 +17,15 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import {
-  assert, canvasStats, check, comparePositions, counts, MIN_NON_BACKGROUND, MIN_STDDEV,
-  waitReady, watchConsole,
+  MIN_NON_BACKGROUND,
+  MIN_STDDEV,
+  assert,
+  canvasStats,
+  check,
+  comparePositions,
+  runChecks,
+  waitReady,
+  watchConsole,
 } from './common.mjs';
 
 const CHROMIUM = process.env.STICTION_CHROMIUM;
@@ -276,13 +283,6 @@ async function main() {
   } finally {
     await browser.close();
   }
-  writeFileSync(join(OUT, 'result.txt'), `${counts.passed} passed, ${counts.failed} failed\n`);
-  console.log(`${counts.passed} passed, ${counts.failed} failed`);
-  process.exit(counts.failed === 0 ? 0 : 1);
 }
 
-main().catch((error) => {
-  console.log(`FAIL ${error && error.stack ? error.stack : error}`);
-  console.log(`${counts.passed} passed, ${counts.failed + 1} failed`);
-  process.exit(1);
-});
+runChecks(main, join(OUT, 'result.txt'));
