@@ -321,6 +321,9 @@ pub(crate) struct CollisionPipeline {
     /// `invalidate_queries` (the world calls it on every change to poses or colliders,
     /// and on every step, whose broad phase runs before the bodies move).
     queries_current: bool,
+    /// Each collider slot's exact world AABB at the last `refresh_queries` (the ray copy's
+    /// leaf boxes; a box covering everything for an empty slot).
+    query_boxes: Vec<crate::parry::bounding_volume::Aabb>,
     /// The broad phase's tree laid out for rays, made by `refresh_queries`
     /// (`query_tree`); read only while `queries_current`.
     ray_tree: query_tree::RayTree,

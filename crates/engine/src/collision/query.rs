@@ -986,38 +986,34 @@ impl CollisionPipeline {
         prediction: f64,
     ) {
         self.proxies.clear();
-        // The shape poses are kept for the queries (the next step recomputes them anyway).
+        // The shape poses are kept for the queries (the next step recomputes them anyway),
+        // and the exact boxes for the ray copy's leaves.
         self.shape_poses.clear();
+        self.query_boxes.clear();
+        let everywhere = Aabb::new(Vec3::splat(-f64::MAX), Vec3::splat(f64::MAX));
         for slot in 0..colliders.capacity() {
             let found = colliders
                 .slot(slot)
                 .filter(|c| c.enabled)
                 .and_then(|c| body_of(c, bodies, 0).map(|(_, pose)| (c, pose)));
-            let (proxy, pose) =
-                found.map_or((Proxy::Absent, ParryPose::IDENTITY), |(collider, pose)| {
+            let (proxy, pose, aabb) = found.map_or(
+                (Proxy::Absent, ParryPose::IDENTITY, everywhere),
+                |(collider, pose)| {
                     let pose = collider.shape_pose(&pose);
                     let shape = collider.shape.as_ref();
-                    let proxy = Proxy::of(
-                        shape.compute_aabb(&pose),
-                        shape.as_halfspace(),
-                        &pose,
-                        prediction,
-                    );
-                    (proxy, pose)
-                });
+                    let aabb = shape.compute_aabb(&pose);
+                    let proxy = Proxy::of(aabb, shape.as_halfspace(), &pose, prediction);
+                    (proxy, pose, aabb)
+                },
+            );
             self.proxies.push(proxy);
             self.shape_poses.push(pose);
+            self.query_boxes.push(aabb);
         }
         self.broad.update(&self.proxies, prediction);
-        let (shape_poses, everywhere) = (
-            &self.shape_poses,
-            Aabb::new(Vec3::splat(-f64::MAX), Vec3::splat(f64::MAX)),
-        );
-        self.ray_tree.rebuild(self.broad.tree(), |slot| {
-            colliders.slot(slot as usize).map_or(everywhere, |c| {
-                c.shape.compute_aabb(&shape_poses[slot as usize])
-            })
-        });
+        let (shape_poses, boxes) = (&self.shape_poses, &self.query_boxes);
+        self.ray_tree
+            .rebuild(self.broad.tree(), |slot| boxes[slot as usize]);
         self.ray_tree
             .set_direct((0..colliders.capacity()).map(|slot| {
                 let collider = colliders.slot(slot).filter(|c| c.enabled)?;
