@@ -82,16 +82,27 @@ impl BatchLayout {
     /// Every body in handle order, and every joint axis that has a servo, joints in handle
     /// order and axes in order.
     pub fn of(world: &World) -> Self {
-        let bodies = world.bodies().map(|(handle, _)| handle).collect();
-        let servo_axes = world
-            .joints()
+        Self {
+            bodies: world.bodies().map(|(handle, _)| handle).collect(),
+            servo_axes: Self::servo_axes_of(world, world.joints().map(|(handle, _)| handle)),
+        }
+    }
+
+    /// The axes with a servo of `joints` (in that order, axes in order); joints the world
+    /// does not have are skipped.
+    pub fn servo_axes_of(
+        world: &World,
+        joints: impl IntoIterator<Item = JointHandle>,
+    ) -> Vec<(JointHandle, usize)> {
+        joints
+            .into_iter()
+            .filter_map(|handle| Some((handle, world.joint(handle).ok()?)))
             .flat_map(|(handle, joint)| {
-                (0..6)
+                (0..joint.axis_count())
                     .filter(|&axis| joint.axis_dynamics(axis).is_some_and(|d| d.servo.is_some()))
                     .map(move |axis| (handle, axis))
             })
-            .collect();
-        Self { bodies, servo_axes }
+            .collect()
     }
 
     fn check(&self, world: &World, index: usize) -> Result<(), BatchError> {

@@ -35,24 +35,12 @@ pub struct PyBatch {
 
 impl PyBatch {
     fn layout_of(world: &PyWorld) -> BatchLayout {
-        let servo_axes = world
-            .names
-            .joints
-            .handles
-            .iter()
-            .flat_map(|&joint| {
-                let live = world.world.joint(joint).ok();
-                (0..6)
-                    .filter(move |&axis| {
-                        live.and_then(|j| j.axis_dynamics(axis))
-                            .is_some_and(|d| d.servo.is_some())
-                    })
-                    .map(move |axis| (joint, axis))
-            })
-            .collect();
         BatchLayout {
             bodies: world.names.bodies.handles.clone(),
-            servo_axes,
+            servo_axes: BatchLayout::servo_axes_of(
+                &world.world,
+                world.names.joints.handles.iter().copied(),
+            ),
         }
     }
 
