@@ -23,6 +23,12 @@
 #                       its <!-- standing:begin --> and <!-- standing:end --> lines) from
 #                       this run's scene table; needs every scene and engine (no --scenes,
 #                       --engines, --lcp-only or --queries)
+#   --pareto            the work-precision curves instead (bench/peers/src/pareto.rs): S1,
+#                       S2 and S4 in every engine over its accuracy knob, MuJoCo and PyBullet
+#                       through their Python packages (installed into target/python-venv
+#                       when missing); about 15 minutes on 2 cores
+#   --write-pareto      --pareto, and rewrite BENCHMARKS.md between its <!-- pareto:begin
+#                       and <!-- pareto:end --> lines and the plots docs/benchmarks/pareto-*.svg
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,8 +36,17 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 target="$root/bench/peers/target"
 profile="one codegen unit, fat LTO (bench/peers/Cargo.toml)"
 write_standing=0
+pareto=0
 while [ $# -gt 0 ]; do
     case "$1" in
+        --pareto)
+            pareto=1
+            shift
+            ;;
+        --write-pareto)
+            pareto=2
+            shift
+            ;;
         --default-profile)
             export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
             target="$root/bench/peers/target-default-profile"
@@ -77,6 +92,41 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 
 cargo build --release --quiet --manifest-path "$root/bench/peers/Cargo.toml" --target-dir "$target"
+
+if [ "$pareto" != 0 ]; then
+    # The Python engines run in the test venv (tests/python/run.sh makes it too).
+    venv="$root/target/python-venv"
+    [ -x "$venv/bin/python" ] || "${STICTION_PYTHON:-python3}" -m venv "$venv"
+    "$venv/bin/python" -c 'import numpy, mujoco, pybullet' 2>/dev/null ||
+        "$venv/bin/python" -m pip install --quiet numpy mujoco pybullet >&2
+    export STICTION_PYTHON="$venv/bin/python"
+    versions="$("$venv/bin/python" -c 'import importlib.metadata as m; print(", ".join(f"{d} {m.version(d)}" for d in ("mujoco", "pybullet")))')"
+    cd "$root"
+    if [ "$pareto" = 1 ]; then
+        exec "$target/release/stiction-peers" --pareto "$@"
+    fi
+    grep -q '<!-- pareto:begin' BENCHMARKS.md && grep -q '<!-- pareto:end -->' BENCHMARKS.md || {
+        echo "BENCHMARKS.md has no <!-- pareto:begin / <!-- pareto:end --> lines" >&2
+        exit 2
+    }
+    mkdir -p docs/benchmarks
+    output="$(mktemp)"
+    trap 'rm -f "$output" "$output.md"' EXIT
+    {
+        echo "Written by \`scripts/bench-peers.sh --write-pareto $*\`: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo ' (with uncommitted changes in crates/)')."
+        echo "Machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs; ODE: $(dpkg-query -W -f '${Package} ${Version}' libode-dev 2>/dev/null); Rapier: rapier3d-f64 $(grep -A1 'name = "rapier3d-f64"' bench/peers/Cargo.lock | sed -n 's/version = "\(.*\)"/\1/p'); $versions; $(rustc --version)."
+        echo
+        "$target/release/stiction-peers" --pareto --svg-dir docs/benchmarks "$@" | sed '1,2d'
+    } | tee "$output"
+    awk -v block="$output" '
+        /<!-- pareto:begin/ { print; while ((getline line < block) > 0) print line; skip = 1; next }
+        /<!-- pareto:end -->/ { skip = 0 }
+        !skip { print }
+    ' BENCHMARKS.md >"$output.md"
+    cp "$output.md" BENCHMARKS.md
+    echo "BENCHMARKS.md: work-precision section rewritten from this run" >&2
+    exit 0
+fi
 
 date_utc="$(date -u '+%Y-%m-%d %H:%M UTC')"
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- crates 2>/dev/null || echo ' (with uncommitted changes in crates/)')"

@@ -30,9 +30,7 @@ skipped.
 
 import argparse
 import datetime
-import gc
 import importlib.metadata
-import math
 import os
 import platform
 import statistics
@@ -45,97 +43,15 @@ import numpy as np
 
 import stiction
 
-H = 1.0 / 60.0
-G = 9.81
-MU = 0.5
-RADIUS = 0.5
-SPACING = 1.2
-WALL_INNER = 7.0
-WALL_THICKNESS = 1.0
-WALL_HEIGHT = 10.0
-STEPS = {"s2": 600, "s4": 3000}
-SCENE_NAMES = {"s2": "S2 sphere-pile", "s4": "S4 stack-20"}
 ROOT = Path(__file__).resolve().parents[2]
+# The scenes in MuJoCo and PyBullet, and their quality figures, are shared with the
+# work-precision benchmark (bench/peers/python/peer_scenes.py).
+sys.path.insert(0, str(ROOT / "bench" / "peers" / "python"))
+from peer_scenes import (  # noqa: E402
+    H, MU, STEPS, SCENE_NAMES, MujocoRun, PybulletRun, describe, initial, mujoco_xml)
+from peer_scenes import run_once as run_steps  # noqa: E402
 
-
-# ---------------------------------------------------------------- the scenes' numbers
-
-
-def pile_centres(side=10, layers=10):
-    """S2's sphere centres in scene order (crates/engine/src/scenes.rs::sphere_pile)."""
-
-    def jitter(n, c):
-        return ((n * 7919 + c * 104729 + 17) % 2001) / 1000.0 - 1.0
-
-    offset = 0.5 * (side - 1)
-    out = []
-    for k in range(layers):
-        for j in range(side):
-            for i in range(side):
-                n = i + side * j + side * side * k
-                out.append(((i - offset) * SPACING + 0.05 * jitter(n, 0),
-                            (j - offset) * SPACING + 0.05 * jitter(n, 1),
-                            1.0 + SPACING * k))
-    return np.array(out)
-
-
-def pile_walls():
-    """S2's four static walls as (centre, half extents)."""
-    half_length = WALL_INNER + WALL_THICKNESS
-    c = WALL_INNER + 0.5 * WALL_THICKNESS
-    hh = 0.5 * WALL_HEIGHT
-    t = 0.5 * WALL_THICKNESS
-    return [((c, 0, hh), (t, half_length, hh)), ((-c, 0, hh), (t, half_length, hh)),
-            ((0, c, hh), (half_length, t, hh)), ((0, -c, hh), (half_length, t, hh))]
-
-
-def stack_centres(count=20):
-    return np.array([(0.0, 0.0, 0.5 + i) for i in range(count)])
-
-
-def initial(scene):
-    return pile_centres() if scene == "s2" else stack_centres()
-
-
-def quality(scene, start, end):
-    """The scene's quality figures from positions in scene order."""
-    if scene == "s4":
-        d = end[-1] - start[-1]
-        return {"drift": math.hypot(d[0], d[1]), "height_error": d[2]}
-    r = RADIUS
-    deepest = max(0.0, float(np.max(r - end[:, 2])),
-                  float(np.max(r - (WALL_INNER - np.abs(end[:, 0])))),
-                  float(np.max(r - (WALL_INNER - np.abs(end[:, 1])))))
-    diff = end[:, None, :] - end[None, :, :]
-    dist = np.sqrt((diff**2).sum(-1))
-    iu = np.triu_indices(len(end), 1)
-    deepest = max(deepest, float(np.max(2 * r - dist[iu])))
-    escaped = int(np.sum((end[:, 2] < 0) | (np.abs(end[:, 0]) > WALL_INNER)
-                         | (np.abs(end[:, 1]) > WALL_INNER)))
-    return {"max_penetration": deepest, "escaped": escaped}
-
-
-def metres(v):
-    """A length with a readable unit, as bench/peers/src/quality.rs::metres."""
-    a = abs(v)
-    if not math.isfinite(v):
-        return f"{v}"
-    if a >= 1.0:
-        return f"{v:.2f} m"
-    if a >= 1e-3:
-        return f"{v * 1e3:.2f} mm"
-    if a >= 1e-6:
-        return f"{v * 1e6:.2f} µm"
-    return f"{v:.1e} m"
-
-
-def describe(scene, q):
-    if scene == "s4":
-        return f"top drift {metres(q['drift'])}, height error {metres(q['height_error'])}"
-    s = f"max penetration {metres(q['max_penetration'])}"
-    if q["escaped"]:
-        s += f", {q['escaped']} spheres escaped"
-    return s
+STEPS = {k: STEPS[k] for k in ("s2", "s4")}
 
 
 # ---------------------------------------------------------------- the engines
@@ -165,142 +81,47 @@ class StictionRun:
 MUJOCO_SOLVER = {"s2": "CG", "s4": None}
 
 
-def mujoco_xml(scene):
-    """MJCF of the scene: default solver settings except MUJOCO_SOLVER; friction 0.5
-    (condim 3: sliding only)."""
-    bodies = []
-    if scene == "s2":
-        geom = f'<geom type="sphere" size="{RADIUS}" mass="1"/>'
-    else:
-        geom = '<geom type="box" size="0.5 0.5 0.5" mass="1"/>'
-    for x, y, z in initial(scene):
-        pos = " ".join(repr(float(v)) for v in (x, y, z))
-        bodies.append(f'<body pos="{pos}"><freejoint/>{geom}</body>')
-    walls = []
-    if scene == "s2":
-        for (cx, cy, cz), (hx, hy, hz) in pile_walls():
-            walls.append(f'<geom type="box" pos="{cx} {cy} {cz}" size="{hx} {hy} {hz}"/>')
-    # Room for S2's ~2,600 contacts (a precaution: the default arena was not tried).
-    size = '<size memory="256M"/>' if scene == "s2" else ""
-    solver = f' solver="{MUJOCO_SOLVER[scene]}"' if MUJOCO_SOLVER[scene] else ""
-    return f"""<mujoco model="{scene}">
-  <option timestep="{H!r}" gravity="0 0 -{G}"{solver}/>
-  {size}
-  <default><geom friction="{MU} 0.005 0.0001"/></default>
-  <worldbody>
-    <geom type="plane" size="0 0 1"/>
-    {''.join(walls)}
-    {''.join(bodies)}
-  </worldbody>
-</mujoco>"""
+def mujoco_settings():
+    import mujoco
+
+    o = mujoco.MjModel.from_xml_string(mujoco_xml("s4", MUJOCO_SOLVER["s4"])).opt
+    name = lambda e: str(e).split("_", 1)[-1].lower()  # noqa: E731
+    s2 = mujoco.MjModel.from_xml_string(mujoco_xml("s2", MUJOCO_SOLVER["s2"])).opt.solver
+    s2 = name(mujoco.mjtSolver(s2))
+    why = ""
+    if s2 != "newton":
+        why = (" (not the default: Newton, the default, factors a 6000 x 6000 Hessian that "
+               "fills in as the pile forms; its step passed 5 s by step 140 of 600 on a "
+               "2-core VM)")
+    return (f"S4 solver {name(mujoco.mjtSolver(o.solver))} (the default), S2 solver {s2}"
+            f"{why}; "
+            f"{o.iterations} iterations, "
+            f"tolerance {o.tolerance:g}, {o.ls_iterations} line-search iterations, cone "
+            f"{name(mujoco.mjtCone(o.cone))}, jacobian {name(mujoco.mjtJacobian(o.jacobian))}, "
+            f"integrator {name(mujoco.mjtIntegrator(o.integrator))}, noslip "
+            f"{o.noslip_iterations}, default solref (0.02, 1) (MuJoCo raises a time constant "
+            f"below 2h to 2h = 0.033 s) and solimp (0.9, 0.95, 0.001), margin 0, "
+            f"friction ({MU}, 0.005, 0.0001) with condim 3 (sliding only), geoms' "
+            f"inertia from mass=1, timestep 1/60; S2 with `<size memory=\"256M\"/>`")
 
 
-class MujocoRun:
-    def __init__(self, scene):
-        import mujoco
+def pybullet_settings():
+    import pybullet as p
 
-        self.mujoco = mujoco
-        self.model = mujoco.MjModel.from_xml_string(mujoco_xml(scene))
-        self.data = mujoco.MjData(self.model)
-        mujoco.mj_forward(self.model, self.data)
-        self.ids = np.arange(1, self.model.nbody)
-        assert len(self.ids) == len(initial(scene))
-        m, d = self.model, self.data
-        step = mujoco.mj_step
-        self.step = lambda: step(m, d)
-
-    def read(self):
-        return self.data.xpos[self.ids].copy()
-
-    def warnings(self):
-        w = self.data.warning
-        names = [str(self.mujoco.mjtWarning(i)).split(".")[-1] for i in range(len(w))]
-        return [f"{n} x{w[i].number}" for i, n in enumerate(names) if w[i].number]
-
-    @staticmethod
-    def settings():
-        import mujoco
-
-        o = mujoco.MjModel.from_xml_string(mujoco_xml("s4")).opt
-        name = lambda e: str(e).split("_", 1)[-1].lower()  # noqa: E731
-        s2 = mujoco.MjModel.from_xml_string(mujoco_xml("s2")).opt.solver
-        s2 = name(mujoco.mjtSolver(s2))
-        why = ""
-        if s2 != "newton":
-            why = (" (not the default: Newton, the default, factors a 6000 x 6000 Hessian that "
-                   "fills in as the pile forms; its step passed 5 s by step 140 of 600 on a "
-                   "2-core VM)")
-        return (f"S4 solver {name(mujoco.mjtSolver(o.solver))} (the default), S2 solver {s2}"
-                f"{why}; "
-                f"{o.iterations} iterations, "
-                f"tolerance {o.tolerance:g}, {o.ls_iterations} line-search iterations, cone "
-                f"{name(mujoco.mjtCone(o.cone))}, jacobian {name(mujoco.mjtJacobian(o.jacobian))}, "
-                f"integrator {name(mujoco.mjtIntegrator(o.integrator))}, noslip "
-                f"{o.noslip_iterations}, default solref (0.02, 1) (MuJoCo raises a time constant "
-                f"below 2h to 2h = 0.033 s) and solimp (0.9, 0.95, 0.001), margin 0, "
-                f"friction ({MU}, 0.005, 0.0001) with condim 3 (sliding only), geoms' "
-                f"inertia from mass=1, timestep 1/60; S2 with `<size memory=\"256M\"/>`")
-
-
-class PybulletRun:
-    def __init__(self, scene, maximal=False):
-        import pybullet as p
-
-        self.p = p
-        self.cid = c = p.connect(p.DIRECT)
-        p.resetSimulation(physicsClientId=c)
-        p.setGravity(0, 0, -G, physicsClientId=c)
-        p.setTimeStep(H, physicsClientId=c)
-        flags = {"useMaximalCoordinates": True} if maximal else {}
-        # Bullet multiplies the two surfaces' coefficients: sqrt(0.5) on every surface
-        # gives 0.5 on every contact, the ground and walls included.
-        mu = math.sqrt(MU)
-        statics = [p.createMultiBody(0, p.createCollisionShape(p.GEOM_PLANE, physicsClientId=c),
-                                     physicsClientId=c)]
-        if scene == "s2":
-            for centre, half in pile_walls():
-                shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=c)
-                statics.append(p.createMultiBody(0, shape, basePosition=centre,
-                                                 physicsClientId=c))
-            shape = p.createCollisionShape(p.GEOM_SPHERE, radius=RADIUS, physicsClientId=c)
-        else:
-            shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[0.5] * 3, physicsClientId=c)
-        self.ids = [p.createMultiBody(1.0, shape, basePosition=list(x), physicsClientId=c,
-                                      **flags) for x in initial(scene)]
-        for b in statics + self.ids:
-            # docs/scenes.md: undamped (PyBullet's default is 0.04), never asleep.
-            p.changeDynamics(b, -1, lateralFriction=mu, restitution=0.0, linearDamping=0.0,
-                             angularDamping=0.0,
-                             activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING,
-                             physicsClientId=c)
-        step = p.stepSimulation
-        self.step = lambda: step(physicsClientId=c)
-
-    def read(self):
-        get = self.p.getBasePositionAndOrientation
-        return np.array([get(b, physicsClientId=self.cid)[0] for b in self.ids])
-
-    def close(self):
-        self.p.disconnect(physicsClientId=self.cid)
-
-    @staticmethod
-    def settings():
-        import pybullet as p
-
-        c = p.connect(p.DIRECT)
-        p.setTimeStep(H, physicsClientId=c)
-        params = p.getPhysicsEngineParameters(physicsClientId=c)
-        p.disconnect(physicsClientId=c)
-        keys = ["numSolverIterations", "numSubSteps", "erp", "contactERP", "frictionERP",
-                "useSplitImpulse", "splitImpulsePenetrationThreshold",
-                "contactBreakingThreshold", "enableConeFriction", "deterministicOverlappingPairs",
-                "solverResidualThreshold"]
-        shown = ", ".join(f"{k} {params[k]:g}" for k in keys if k in params)
-        return (f"DIRECT, setTimeStep(1/60), default engine parameters ({shown}); bodies from "
-                f"createMultiBody without links (reduced coordinates; `pybullet-maximal`: "
-                f"useMaximalCoordinates=True), lateral friction sqrt(0.5) on "
-                f"every body (Bullet multiplies: 0.5 per contact), restitution 0, damping 0 "
-                f"(default 0.04), sleeping disabled")
+    c = p.connect(p.DIRECT)
+    p.setTimeStep(H, physicsClientId=c)
+    params = p.getPhysicsEngineParameters(physicsClientId=c)
+    p.disconnect(physicsClientId=c)
+    keys = ["numSolverIterations", "numSubSteps", "erp", "contactERP", "frictionERP",
+            "useSplitImpulse", "splitImpulsePenetrationThreshold",
+            "contactBreakingThreshold", "enableConeFriction", "deterministicOverlappingPairs",
+            "solverResidualThreshold"]
+    shown = ", ".join(f"{k} {params[k]:g}" for k in keys if k in params)
+    return (f"DIRECT, setTimeStep(1/60), default engine parameters ({shown}); bodies from "
+            f"createMultiBody without links (reduced coordinates; `pybullet-maximal`: "
+            f"useMaximalCoordinates=True), lateral friction sqrt(0.5) on "
+            f"every body (Bullet multiplies: 0.5 per contact), restitution 0, damping 0 "
+            f"(default 0.04), sleeping disabled")
 
 
 # ---------------------------------------------------------------- the runs
@@ -320,7 +141,7 @@ def engine_list(names):
             except ImportError as e:
                 missing.append(f"mujoco ({e})")
                 continue
-            out.append(("MuJoCo mj_step", MujocoRun))
+            out.append(("MuJoCo mj_step", lambda s: MujocoRun(s, MUJOCO_SOLVER[s])))
         elif name in ("pybullet", "pybullet-maximal"):
             try:
                 import pybullet  # noqa: F401  (prints its build time on stderr)
@@ -339,35 +160,7 @@ def engine_list(names):
 
 def run_once(make, scene):
     run = make(scene)
-    if run is None:
-        return None
-    start = run.read()
-    steps = STEPS[scene]
-    times = np.empty(steps)
-    clock = time.perf_counter
-    step = run.step
-    done, failure = 0, None
-    gc.collect()
-    gc.disable()
-    try:
-        for i in range(steps):
-            t0 = clock()
-            step()
-            times[i] = clock() - t0
-            done = i + 1
-    except Exception as e:  # a refused step (stiction.StepError) ends the run, reported
-        failure = f"step {done + 1} failed: {e}"
-    finally:
-        gc.enable()
-    times = times[:done]
-    end = run.read()
-    extra = run.warnings() if hasattr(run, "warnings") else []
-    if hasattr(run, "close"):
-        run.close()
-    return {"median": float(np.median(times)) * 1e3 if done else float("nan"),
-            "mean": float(times.mean()) * 1e3 if done else float("nan"),
-            "done": done, "failure": failure, "quality": quality(scene, start, end),
-            "warnings": extra}
+    return None if run is None else run_steps(run, scene)
 
 
 def git(*args):
@@ -465,7 +258,7 @@ def main():
             q = descs[0] if len(descs) == 1 else " / ".join(descs) + " (rounds differ)"
             last = runs[-1]
             if last["done"] < STEPS[scene]:
-                q += f" (after {last['done']} of {STEPS[scene]} steps; {last['failure']})"
+                q += f" (after {last['done']} of {STEPS[scene]} steps; {last['stopped']})"
             for x in runs:
                 for w in x["warnings"]:
                     notes.append(f"{SCENE_NAMES[scene]}, {label}: MuJoCo warning {w}")
@@ -478,9 +271,9 @@ def main():
     print("Settings: Stiction from its built-in scenes `s2-sphere-pile` (iterative, 20 sweeps) "
           "and `s4-stack-20` (both steppers), ERP 0.2, CFM 1e-5 (docs/scenes.md).")
     if any(label.startswith("MuJoCo") for label, _ in engines):
-        print(f"MuJoCo: {MujocoRun.settings()}.")
+        print(f"MuJoCo: {mujoco_settings()}.")
     if any(label.startswith("PyBullet") for label, _ in engines):
-        print(f"PyBullet: {PybulletRun.settings()}.")
+        print(f"PyBullet: {pybullet_settings()}.")
     for n in sorted(set(notes)):
         print(f"Note: {n}.")
 

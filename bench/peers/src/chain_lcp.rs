@@ -11,11 +11,11 @@
 //! agreement shows it is the engine's LCP (up to the order of rows).
 
 use std::collections::HashMap;
+use stiction::dynamics::{angular_velocity_after_step, RotationalState};
 use stiction::lcp::dantzig::{DantzigOptions, DantzigSolver};
 use stiction::lcp::{BoxedLcp, DenseMatrix};
 use stiction::math::{Mat3, Vec3};
 use stiction::{BodyHandle, JointKind, World};
-use stiction::dynamics::{angular_velocity_after_step, RotationalState};
 
 /// One row's Jacobian: body index and (linear, angular) parts for A and B.
 struct JacobianRow {

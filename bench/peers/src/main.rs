@@ -7,6 +7,8 @@
 //!                [--row-limit ROWS] [--no-experiments] [--no-lcp | --lcp-only]
 //!                [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]
 //! stiction-peers --queries [--rounds N]
+//! stiction-peers --pareto [--scenes s1,s2,s4] [--engines ours,ode,rapier,mujoco,pybullet]
+//!                [--rounds N] [--python PATH] [--svg-dir DIR]
 //! ```
 //!
 //! Each scene's runs are repeated `--rounds` times (default 5), the engines interleaved
@@ -37,6 +39,11 @@
 //!
 //! `--queries` runs only the scene-query comparison instead (`src/queries.rs`): 1,024 rays
 //! into S2's settled pile in this engine and in Rapier, on identical geometry.
+//!
+//! `--pareto` runs only the work-precision curves instead (`src/pareto.rs`): S1, S2 and S4
+//! in every engine over its accuracy knob (MuJoCo and PyBullet through `--python`, default
+//! `$STICTION_PYTHON`, else the test venv `target/python-venv`, else `python3`), one round
+//! unless `--rounds` says more, the plots written into `--svg-dir` when given.
 
 mod chain_lcp;
 mod engine_lcp;
@@ -44,6 +51,7 @@ mod lcp_compare;
 mod measure;
 mod ode;
 mod ours;
+mod pareto;
 mod quality;
 mod queries;
 mod rapier_runs;
@@ -54,7 +62,7 @@ use measure::Budget;
 use ode::world::OdeStepper;
 use report::{Kind, RunResult};
 use spec::SceneId;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -77,6 +85,17 @@ struct Options {
     engine_problems: lcp_compare::EngineProblems,
     /// How many times each scene's runs are repeated.
     rounds: usize,
+    /// `--pareto`: the work-precision curves only.
+    pareto_run: bool,
+    /// `--engines` as given, for the curves.
+    engines: Option<String>,
+    /// `--python`: the interpreter of the Python engines.
+    python: Option<PathBuf>,
+    /// `--svg-dir`: where the curves' plots go.
+    svg_dir: Option<PathBuf>,
+    /// Whether `--scenes` or `--rounds` was given.
+    scenes_given: bool,
+    rounds_given: bool,
 }
 
 /// Runs that took longer than this are not repeated (`--rounds`).
@@ -97,6 +116,12 @@ fn parse_args() -> Result<Options, String> {
         export: None,
         engine_problems: lcp_compare::EngineProblems::default(),
         rounds: 5,
+        pareto_run: false,
+        engines: None,
+        python: None,
+        svg_dir: None,
+        scenes_given: false,
+        rounds_given: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -107,9 +132,11 @@ fn parse_args() -> Result<Options, String> {
                     .split(',')
                     .map(|s| SceneId::parse(s.trim()).ok_or(format!("unknown scene {s:?}")))
                     .collect::<Result<_, _>>()?;
+                options.scenes_given = true;
             }
             "--engines" => {
                 let list = value("--engines")?;
+                options.engines = Some(list.clone());
                 let has = |name: &str| list.split(',').any(|e| e.trim().eq_ignore_ascii_case(name));
                 options.ours = [
                     has("ours") || has("ours-exact"),
@@ -141,7 +168,11 @@ fn parse_args() -> Result<Options, String> {
                     .ok()
                     .filter(|&n| (1..=100).contains(&n))
                     .ok_or("--rounds must be a whole number from 1 to 100")?;
+                options.rounds_given = true;
             }
+            "--pareto" => options.pareto_run = true,
+            "--python" => options.python = Some(PathBuf::from(value("--python")?)),
+            "--svg-dir" => options.svg_dir = Some(PathBuf::from(value("--svg-dir")?)),
             "--no-experiments" => options.experiments = false,
             "--no-lcp" => options.lcp_run = false,
             "--lcp-only" => options.scenes_run = false,
@@ -166,16 +197,29 @@ fn parse_args() -> Result<Options, String> {
                             [--budget SECONDS] [--row-limit ROWS] [--no-experiments] \
                             [--no-lcp | --lcp-only] \
                             [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]\n       \
-                            stiction-peers --queries [--rounds N]"
+                            stiction-peers --queries [--rounds N]\n       \
+                            stiction-peers --pareto [--scenes s1,s2,s4] [--engines ...] \
+                            [--rounds N] [--python PATH] [--svg-dir DIR]"
                         .into(),
                 )
             }
             other => return Err(format!("unknown argument {other:?} (try --help)")),
         }
     }
-    if options.queries_run {
+    if options.queries_run || options.pareto_run {
         options.scenes_run = false;
         options.lcp_run = false;
+    }
+    if options.pareto_run {
+        if !options.scenes_given {
+            options.scenes = pareto::SCENES.to_vec();
+        }
+        if let Some(s) = options.scenes.iter().find(|s| !pareto::SCENES.contains(s)) {
+            return Err(format!("--pareto runs S1, S2 and S4, not {}", s.label()));
+        }
+        if !options.rounds_given {
+            options.rounds = 1;
+        }
     }
     Ok(options)
 }
@@ -251,7 +295,10 @@ type Runner = Box<dyn FnMut() -> (RunResult, Option<ours::PhaseProfile>)>;
 /// interleaved), except those whose first run took longer than [`REPEAT_LIMIT`] or stopped
 /// before its last step; returns each runner's first result with its timing replaced by
 /// the rounds' combination ([`measure::combine`]) and the first run's phase profile.
-fn run_rounds(runners: &mut [Runner], rounds: usize) -> Vec<(RunResult, Option<ours::PhaseProfile>)> {
+fn run_rounds(
+    runners: &mut [Runner],
+    rounds: usize,
+) -> Vec<(RunResult, Option<ours::PhaseProfile>)> {
     let mut first = Vec::with_capacity(runners.len());
     let mut timings: Vec<Vec<measure::Timing>> = Vec::with_capacity(runners.len());
     let mut repeat = Vec::with_capacity(runners.len());
@@ -360,6 +407,77 @@ fn run_scenes(options: &Options) -> (Vec<RunResult>, Vec<ours::PhaseProfile>) {
     (results, profiles)
 }
 
+/// The interpreter of the Python engines: `--python`, `$STICTION_PYTHON`, the test venv,
+/// `python3`.
+fn python_of(options: &Options) -> PathBuf {
+    if let Some(p) = &options.python {
+        return p.clone();
+    }
+    if let Some(p) = std::env::var_os("STICTION_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/python-venv/bin/python");
+    if venv.exists() {
+        return venv;
+    }
+    PathBuf::from("python3")
+}
+
+/// `--pareto`: the curves, their tables and plots.
+fn run_pareto(options: &Options) {
+    let python = python_of(options);
+    let wanted = |curve: &str| -> bool {
+        let Some(list) = &options.engines else {
+            return true;
+        };
+        let family = match curve.split(' ').next().unwrap_or("") {
+            "Stiction" => "ours",
+            "ODE" => "ode",
+            "Rapier" | "Rapier," => "rapier",
+            "MuJoCo" => "mujoco",
+            "PyBullet" => "pybullet",
+            _ => "",
+        };
+        list.split(',')
+            .any(|e| e.trim().eq_ignore_ascii_case(family))
+    };
+    eprintln!(
+        "work-precision curves (load average {}, Python engines through {}):",
+        load_average(),
+        python.display()
+    );
+    let (results, notes) = pareto::run(&options.scenes, options.rounds, &python, &wanted);
+    println!("## Work-precision curves\n");
+    println!(
+        "Times are ms per step (wall time, collision included; MuJoCo and PyBullet timed around \
+         each step call from Python): the median step of each run, the median over {} round(s). \
+         A run that stopped early (a step over {} s, or {} s in all) or lost a sphere is not a \
+         point of its curve.\n",
+        options.rounds,
+        pareto::POINT_BUDGET.slow_step.as_secs(),
+        pareto::POINT_BUDGET.wall.as_secs()
+    );
+    for n in &notes {
+        println!("- {n}");
+    }
+    if !notes.is_empty() {
+        println!();
+    }
+    for (scene, points) in &results {
+        let svg = options.svg_dir.as_ref().and_then(|dir| {
+            let path = pareto::svg_path(dir, *scene);
+            match pareto::draw(*scene, points, &path) {
+                Ok(()) => Some(path.display().to_string()),
+                Err(e) => {
+                    eprintln!("{}: no plot: {e}", scene.label());
+                    None
+                }
+            }
+        });
+        println!("{}", pareto::markdown(*scene, points, svg.as_deref()));
+    }
+}
+
 fn main() -> ExitCode {
     let options = match parse_args() {
         Ok(o) => o,
@@ -375,6 +493,9 @@ fn main() -> ExitCode {
             eprintln!("scene queries: {e}");
             return ExitCode::FAILURE;
         }
+    }
+    if options.pareto_run {
+        run_pareto(&options);
     }
     if options.scenes_run {
         println!("## Scenes\n");

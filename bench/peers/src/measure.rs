@@ -130,9 +130,10 @@ pub fn combine(runs: &[Timing]) -> Timing {
 
 /// The smallest and largest median step among `runs`.
 pub fn spread(runs: &[Timing]) -> (f64, f64) {
-    runs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
-        (lo.min(t.median_ms), hi.max(t.median_ms))
-    })
+    runs.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
+            (lo.min(t.median_ms), hi.max(t.median_ms))
+        })
 }
 
 /// CPU time of this thread, ns (through the C shim's `clock_gettime`).

@@ -253,13 +253,35 @@ pub fn run(
     row_limit: usize,
     variant: Option<Variant>,
 ) -> (RunResult, Option<PhaseProfile>) {
+    let (_, base_label) = solver_of(kind);
+    match variant {
+        Some(v) => run_changed(
+            scene,
+            kind,
+            budget,
+            row_limit,
+            Some((&format!("{base_label}, {}", v.label), &v.apply)),
+        ),
+        None => run_changed(scene, kind, budget, row_limit, None),
+    }
+}
+
+/// A named change of a scene's settings.
+pub type SettingsChange<'a> = (&'a str, &'a dyn Fn(&mut WorldSettings));
+
+/// [`run`] with the scene's settings changed by a named function (the work-precision runs
+/// of `pareto.rs` change the sweep count); `None` runs the scene as built, as this engine's
+/// reference row.
+pub fn run_changed(
+    scene: SceneId,
+    kind: Kind,
+    budget: Budget,
+    row_limit: usize,
+    change: Option<SettingsChange<'_>>,
+) -> (RunResult, Option<PhaseProfile>) {
     let (solver, base_label) = solver_of(kind);
-    let label_text = match variant {
-        Some(v) => format!("{base_label}, {}", v.label),
-        None => base_label.to_string(),
-    };
-    let label = label_text.as_str();
-    let ours = variant.is_none();
+    let label = change.map_or(base_label, |(label, _)| label);
+    let ours = change.is_none();
     let built = match build(scene, solver) {
         None => {
             let why = "not available yet: no builder in crates/engine/src/scenes.rs".to_string();
@@ -275,9 +297,9 @@ pub fn run(
     // For the phase table below. The clock's reads (about half a microsecond a step) count
     // in these runs' step times: under 1 % of S4's, less of the others'.
     s.world.set_time_phases(true);
-    if let Some(v) = variant {
+    if let Some((_, apply)) = change {
         let mut settings = s.world.settings().clone();
-        (v.apply)(&mut settings);
+        apply(&mut settings);
         if let Err(e) = s.world.set_settings(settings) {
             let why = format!("settings refused: {e}");
             return (RunResult::unavailable(scene, label, kind, ours, why), None);

@@ -101,6 +101,9 @@ fn rapier_copy(world: &World) -> Result<rapier::PhysicsWorld, String> {
     Ok(copy)
 }
 
+/// A ray whose answers differ: its index, our hit, Rapier's (collider index, distance).
+type Mismatch = (usize, Option<RayHit>, Option<(usize, f64)>);
+
 /// The rounds' medians of one way of casting the rays, ms per 1,024 rays.
 #[derive(Default)]
 struct Series {
@@ -141,7 +144,7 @@ struct Agreement {
     /// Of those, rays hitting a sphere.
     sphere_hits: usize,
     /// Rays answered differently: (ray, ours, Rapier's (collider slot, toi)).
-    mismatches: Vec<(usize, Option<RayHit>, Option<(usize, f64)>)>,
+    mismatches: Vec<Mismatch>,
     /// Largest |toi difference| over the rays both engines hit on the same collider, m.
     max_difference: f64,
 }

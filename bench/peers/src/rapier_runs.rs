@@ -180,12 +180,51 @@ fn measure_quality(world: &PhysicsWorld, probe: &Probe) -> Quality {
 
 /// Runs `scene` in Rapier (for S5, with gyroscopic forces on or off).
 pub fn run(scene: SceneId, gyroscopic: bool, budget: Budget) -> RunResult {
+    let engine = scene.engine_label("Rapier 0.36 (defaults)", gyroscopic);
+    run_configured(scene, gyroscopic, budget, engine, Settings::DEFAULT)
+}
+
+/// Rapier's accuracy knobs, for the work-precision curves (`pareto.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// `num_solver_iterations`: the substeps of its soft TGS solver (default 4).
+    pub solver_iterations: usize,
+    /// `num_internal_pgs_iterations`: PGS sweeps per substep (default 1).
+    pub pgs_iterations: usize,
+    /// Calls of `step` per docs/scenes.md step, each with `dt = h / substeps` (default 1): a
+    /// user's own substepping, which also refreshes contacts in between.
+    pub substeps: usize,
+}
+
+impl Settings {
+    /// Rapier's defaults.
+    pub const DEFAULT: Settings = Settings {
+        solver_iterations: 4,
+        pgs_iterations: 1,
+        substeps: 1,
+    };
+}
+
+/// Runs `scene` in Rapier with `settings`, labelled `engine`.
+pub fn run_configured(
+    scene: SceneId,
+    gyroscopic: bool,
+    budget: Budget,
+    engine: String,
+    settings: Settings,
+) -> RunResult {
     let (mut world, probe) = build(scene, gyroscopic);
+    let substeps = settings.substeps.max(1);
+    let parameters = &mut world.integration_parameters;
+    parameters.num_solver_iterations = settings.solver_iterations.max(1);
+    parameters.num_internal_pgs_iterations = settings.pgs_iterations.max(1);
+    parameters.dt = spec::H / substeps as f64;
     let timing = measure::run(scene.steps(), budget, |_| {
-        world.step();
+        for _ in 0..substeps {
+            world.step();
+        }
         Ok(None)
     });
-    let engine = scene.engine_label("Rapier 0.36 (defaults)", gyroscopic);
     RunResult {
         scene,
         engine,

@@ -124,7 +124,37 @@ pub fn run(
     budget: Budget,
     row_limit: usize,
 ) -> RunResult {
-    let (mut world, probe) = build(scene, stepper, gyroscopic);
+    let (world, probe) = build(scene, stepper, gyroscopic);
+    run_built(scene, stepper, gyroscopic, budget, row_limit, world, probe)
+}
+
+/// `scene` under `dWorldQuickStep` with `iterations` SOR-LCP sweeps instead of docs/scenes.md's
+/// 20: one point of the work-precision curves (`pareto.rs`).
+pub fn run_quick_with_iterations(scene: SceneId, iterations: usize, budget: Budget) -> RunResult {
+    let (mut world, probe) = build(scene, OdeStepper::Quick, true);
+    world.set_quick_iterations(iterations);
+    let mut result = run_built(
+        scene,
+        OdeStepper::Quick,
+        true,
+        budget,
+        usize::MAX,
+        world,
+        probe,
+    );
+    result.engine = format!("ODE dWorldQuickStep, {iterations} iterations");
+    result
+}
+
+fn run_built(
+    scene: SceneId,
+    stepper: OdeStepper,
+    gyroscopic: bool,
+    budget: Budget,
+    row_limit: usize,
+    mut world: OdeWorld,
+    probe: Probe,
+) -> RunResult {
     // SAFETY: reads a counter of the shim.
     let messages_before = unsafe { peers_ode_lcp_message_count() };
     let timing = measure::run(scene.steps(), budget, |_| {

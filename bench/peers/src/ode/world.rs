@@ -103,6 +103,13 @@ impl OdeWorld {
         }
     }
 
+    /// Sets `dWorldQuickStep`'s SOR-LCP sweeps per step.
+    pub fn set_quick_iterations(&mut self, iterations: usize) {
+        let n = c_int::try_from(iterations).unwrap_or(c_int::MAX);
+        // SAFETY: `self.world` is a live world.
+        unsafe { dWorldSetQuickStepNumIterations(self.world, n) };
+    }
+
     /// Adds a dynamic body with mass `mass` at `centre`; returns its index.
     pub fn add_body(&mut self, centre: [f64; 3], mass: &dMass) -> usize {
         // SAFETY: the world is alive; ODE copies the mass.
