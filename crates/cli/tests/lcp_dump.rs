@@ -190,9 +190,78 @@ fn compare_runs_lemke_on_a_standard_lcp() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every dumped row says which contact or joint it is: S4's rows sit on the box faces
+/// (integer heights) with vertical normals, the chain's rows name its ball joints.
+#[test]
+fn dumped_rows_name_their_contacts_and_joints() {
+    let out = temp_dir("sources");
+    let files = dump("s4-stack-20", &["--solver", "exact"], 10, "10", &out);
+    let dumped: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join(&files[0])).unwrap()).unwrap();
+    let rows = dumped["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), dumped["b"].as_array().unwrap().len());
+    let mut contacts = std::collections::BTreeSet::new();
+    for (i, row) in rows.iter().enumerate() {
+        let contact = &row["contact"];
+        let label = contact["row"].as_str().unwrap();
+        let expected = if row["kind"] == "friction" {
+            "friction"
+        } else {
+            "normal"
+        };
+        assert!(label.starts_with(expected), "row {i}: {row}");
+        contacts.insert(contact["index"].as_u64().unwrap());
+        let point: Vec<f64> = contact["point"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        // A face between boxes k and k+1 lies at z = k + 1 (the stack sinks < 3 mm).
+        assert!(
+            (point[2] - point[2].round()).abs() < 3e-3,
+            "row {i}: {point:?}"
+        );
+        assert!(point[0].abs() <= 0.5 + 1e-6 && point[1].abs() <= 0.5 + 1e-6);
+        let nz = contact["normal"][2].as_f64().unwrap();
+        assert!(
+            (nz.abs() - 1.0).abs() < 1e-6,
+            "row {i}: normal {}",
+            contact["normal"]
+        );
+        if label == "normal" {
+            assert_eq!(contact["direction"], contact["normal"]);
+        }
+        assert!(row.get("joint").is_none());
+    }
+    // Four corner contacts on each of the 20 faces (ground included), three rows each.
+    assert_eq!(contacts.len(), 80);
+    assert_eq!(rows.len(), 240);
+
+    let chain = temp_dir("sources-chain");
+    let files = dump("s3-chain-100", &["--solver", "exact"], 2, "2", &chain);
+    let dumped: Value =
+        serde_json::from_str(&std::fs::read_to_string(chain.join(&files[0])).unwrap()).unwrap();
+    let mut joints = std::collections::BTreeMap::new();
+    for row in dumped["rows"].as_array().unwrap() {
+        let joint = row["joint"].as_array().expect("a chain's rows are joints'");
+        assert!(row.get("contact").is_none());
+        let name = joint[0].as_str().unwrap().to_string();
+        *joints.entry(name).or_insert(0) += 1;
+    }
+    assert_eq!(joints.len(), 100, "every ball joint of the chain");
+    assert!(
+        joints.values().all(|&n| n == 3),
+        "three rows per ball joint"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&chain);
+}
+
 #[test]
 fn bad_dump_steps_are_refused() {
-    for bad in ["0", "x", "5-3", "1,,2", "", "1-1000000000"] {
+    // "3": past the end of this two-step run, which would dump nothing.
+    for bad in ["0", "x", "5-3", "1,,2", "", "1-1000000000", "3", "2-4"] {
         let out = temp_dir("bad");
         let result = output(
             stiction()

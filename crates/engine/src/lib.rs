@@ -107,6 +107,7 @@ pub use joint::{
 pub use rows::{Pose, Softness};
 pub use sleep::SleepSettings;
 pub use snapshot::Snapshot;
+pub use step::capture::RowSource;
 pub use world::{
     CurvatureCorrection, ExactSettings, IterativeSettings, PostStabilization,
     PostStabilizationMethod, Solver, World, WorldSettings,

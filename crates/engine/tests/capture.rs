@@ -102,3 +102,70 @@ fn the_captured_stack_problem_has_its_rows_and_gives_back_the_steps_forces() {
     scene.world.set_capture_problems(false);
     assert!(scene.world.captured_problems().is_empty());
 }
+
+/// Each captured row names its contact (an index into `World::contacts`, and which of the
+/// contact's rows) and the names agree with the step: the row's bodies are the contact's,
+/// and its force is the contact's force along that row's direction.
+#[test]
+fn every_captured_contact_row_names_its_contact() {
+    for solver in [Solver::exact(), Solver::iterative()] {
+        let scene = settled_stack(solver.clone(), true);
+        let world = &scene.world;
+        let contacts = world.contacts();
+        let sources = world.captured_row_sources();
+        assert_eq!(sources.len(), 1);
+        assert_eq!(sources[0].len(), 3 * contacts.len());
+        let mut seen = vec![[false; 3]; contacts.len()];
+        for (i, source) in sources[0].iter().enumerate() {
+            let stiction::RowSource::Contact { contact, row } = *source else {
+                panic!("row {i} is {source:?}, not a contact's");
+            };
+            let c = &contacts[contact];
+            assert!(!seen[contact][row], "row {row} of contact {contact} twice");
+            seen[contact][row] = true;
+            // The bodies of the row are the contact's, in some order.
+            let mut ours = world.captured_row_bodies()[0][i];
+            let mut theirs = c.geometry.bodies.map(|b| b.map(|b| b.index()));
+            ours.sort();
+            theirs.sort();
+            assert_eq!(ours, theirs, "row {i}");
+            let lambda = world.captured_solutions()[0][i];
+            let along = c.force_local[row];
+            assert!(
+                (lambda - along).abs() < 1e-9,
+                "row {i}: {lambda} vs {along}"
+            );
+        }
+        assert!(seen.iter().all(|rows| rows.iter().all(|&r| r)));
+    }
+}
+
+/// A chain's rows name their joints, three rows per ball joint in the chain's order.
+#[test]
+fn every_captured_joint_row_names_its_joint() {
+    let settings = stiction::WorldSettings {
+        solver: Solver::exact(),
+        ..Default::default()
+    };
+    let mut scene = stiction::scenes::chain(4, settings).unwrap();
+    scene.world.set_capture_problems(true);
+    scene.world.step(scene.h).unwrap();
+    let sources = scene.world.captured_row_sources();
+    assert_eq!(sources.len(), 1);
+    let mut rows: Vec<(stiction::JointHandle, usize)> = sources[0]
+        .iter()
+        .map(|s| match *s {
+            stiction::RowSource::Joint { joint, row } => (joint, row),
+            other => panic!("{other:?} in a chain"),
+        })
+        .collect();
+    rows.sort_by_key(|&(j, r)| (j.index(), r));
+    let expected: Vec<_> = scene
+        .joints
+        .iter()
+        .flat_map(|&j| (0..3).map(move |r| (j, r)))
+        .collect();
+    let mut expected = expected;
+    expected.sort_by_key(|&(j, r)| (j.index(), r));
+    assert_eq!(rows, expected);
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde::Serialize;
-use stiction::{StepStats, World};
+use stiction::{RowSource, StepStats, World};
 
 use crate::error::CliError;
 use crate::scene::BuiltScene;
@@ -28,6 +28,28 @@ impl StepSet {
     /// Whether step `step` is in the set.
     pub fn contains(&self, step: u64) -> bool {
         self.0.contains(&step)
+    }
+
+    /// Refuses a set naming a step outside the steps a run takes (`first..=last`), which
+    /// would otherwise dump nothing for it without a word.
+    pub fn check_within(&self, first: u64, last: u64) -> Result<(), String> {
+        let outside: Vec<u64> = self
+            .0
+            .iter()
+            .copied()
+            .filter(|s| !(first..=last).contains(s))
+            .collect();
+        match outside.as_slice() {
+            [] => Ok(()),
+            [s, ..] => Err(format!(
+                "step {s}{} outside the steps this run takes ({first} to {last})",
+                if outside.len() > 1 {
+                    format!(" and {} more", outside.len() - 1)
+                } else {
+                    String::new()
+                }
+            )),
+        }
     }
 }
 
@@ -74,6 +96,30 @@ struct RowInfo {
     kind: &'static str,
     /// The two bodies by scene name, "ground" for the static world.
     bodies: [String; 2],
+    /// The contact the row belongs to, if a contact's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contact: Option<ContactInfo>,
+    /// The joint the row belongs to (by scene name) and the row's index among its rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    joint: Option<(String, usize)>,
+}
+
+/// Which contact a row is: its index among the step's contacts, which of its rows, and
+/// where it is.
+#[derive(Serialize)]
+struct ContactInfo {
+    /// Index into the step's contacts (`World::contacts`, contacts.csv's order).
+    index: usize,
+    /// "normal", "friction 1", "friction 2", ...
+    row: String,
+    /// The contact point, world frame, m.
+    point: [f64; 3],
+    /// The contact normal (from the first body towards the second), world frame.
+    normal: [f64; 3],
+    /// This row's direction (the normal, or a tangent of the contact frame under box or
+    /// cone friction), world frame; absent for a polygonal cone's edge rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    direction: Option<[f64; 3]>,
 }
 
 /// The engine's answer to a dumped problem.
@@ -138,6 +184,44 @@ pub fn write_step(
             .get(&slot)
             .map_or_else(|| format!("body#{slot}"), |n| n.to_string()),
     };
+    let joint_names: std::collections::HashMap<_, _> = scene
+        .joints
+        .iter()
+        .map(|j| (j.handle, j.name.as_str()))
+        .collect();
+    let contacts = world.contacts();
+    let sources = world.captured_row_sources();
+    // A polygonal cone's friction rows run along its edges, not the frame's tangents.
+    let polygon_edges = match world.settings().contacts.friction_model {
+        stiction::FrictionModel::PolygonalCone { edges } => edges,
+        _ => 0,
+    };
+    let describe = |source: Option<&RowSource>| -> (Option<ContactInfo>, Option<(String, usize)>) {
+        match source {
+            Some(&RowSource::Contact { contact, row }) => {
+                let info = contacts.get(contact).map(|c| ContactInfo {
+                    index: contact,
+                    row: if row == 0 {
+                        "normal".into()
+                    } else {
+                        format!("friction {row}")
+                    },
+                    point: c.geometry.point.to_array(),
+                    normal: c.geometry.normal.to_array(),
+                    direction: (row == 0 || (row < 3 && polygon_edges == 0))
+                        .then(|| c.frame[row].to_array()),
+                });
+                (info, None)
+            }
+            Some(&RowSource::Joint { joint, row }) => {
+                let name = joint_names
+                    .get(&joint)
+                    .map_or_else(|| format!("joint#{}", joint.index()), |n| n.to_string());
+                (None, Some((name, row)))
+            }
+            _ => (None, None),
+        }
+    };
     let mut written = Vec::new();
     for (i, problem) in problems.iter().enumerate() {
         let island = world.captured_islands()[i];
@@ -153,15 +237,20 @@ pub fn write_step(
             .map_or_else(Vec::new, |rows| {
                 rows.iter()
                     .enumerate()
-                    .map(|(r, [a, b])| RowInfo {
-                        kind: if r < problem.nub {
-                            "unbounded"
-                        } else if problem.findex[r].is_some() {
-                            "friction"
-                        } else {
-                            "bounded"
-                        },
-                        bodies: [name(*a), name(*b)],
+                    .map(|(r, [a, b])| {
+                        let (contact, joint) = describe(sources.get(i).and_then(|s| s.get(r)));
+                        RowInfo {
+                            kind: if r < problem.nub {
+                                "unbounded"
+                            } else if problem.findex[r].is_some() {
+                                "friction"
+                            } else {
+                                "bounded"
+                            },
+                            bodies: [name(*a), name(*b)],
+                            contact,
+                            joint,
+                        }
                     })
                     .collect()
             });
@@ -217,5 +306,15 @@ mod tests {
         for bad in ["", "0", "a", "5-3", "1-", "-2", "1,,2", "1-1000000000"] {
             assert!(parse_steps(bad).is_err(), "{bad}");
         }
+        let set = parse_steps("3,8-9").unwrap();
+        assert!(set.check_within(1, 9).is_ok());
+        assert_eq!(
+            set.check_within(1, 8).unwrap_err(),
+            "step 9 outside the steps this run takes (1 to 8)"
+        );
+        assert_eq!(
+            set.check_within(4, 7).unwrap_err(),
+            "step 3 and 2 more outside the steps this run takes (4 to 7)"
+        );
     }
 }

@@ -290,6 +290,14 @@ pub fn run(args: RunArgs) -> Result<std::process::ExitCode, CliError> {
         Some(path) => Some(snapshot::resume(path, &mut built)?),
         None => None,
     };
+    if let Some(set) = &args.dump_lcp {
+        let first = first_step.unwrap_or(0) + 1;
+        set.check_within(first, built.steps.max(first))
+            .map_err(|rule| CliError::Usage {
+                option: "--dump-lcp",
+                rule,
+            })?;
+    }
     let out = args.out.unwrap_or_else(|| default_out(&built.name));
     let options = RunOptions {
         progress: args.output.show_progress(),

@@ -10,6 +10,32 @@ use std::time::Duration;
 
 use stiction_lcp::{BoxedLcp, DenseMatrix};
 
+use crate::handles::JointHandle;
+
+/// What one row of a captured problem stands for ([`crate::World::captured_row_sources`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowSource {
+    /// A row of contact `contact`, an index into [`crate::World::contacts`] after the step
+    /// (its point, normal and bodies): `row` 0 is the normal row, 1 and up its friction
+    /// rows in the contact's `frame` order.
+    Contact {
+        /// Index into the step's contacts.
+        contact: usize,
+        /// 0 normal, 1.. friction.
+        row: usize,
+    },
+    /// Row `row` of joint `joint` (its constraint rows first, then limits and motors, in
+    /// the order the joint writes them).
+    Joint {
+        /// The joint.
+        joint: JointHandle,
+        /// The row's index among the joint's rows this step.
+        row: usize,
+    },
+    /// A row of no contact or joint (a user's own row producer).
+    Other,
+}
+
 /// The problems captured during the last step, in island order.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ProblemCapture {
@@ -22,6 +48,9 @@ pub(crate) struct ProblemCapture {
     solutions: Vec<Vec<f64>>,
     /// The two bodies of each row (body slot index, `None` for the ground).
     row_bodies: Vec<Vec<[Option<usize>; 2]>>,
+    /// Each row's index among the step's rows in producer order (contacts' and joints'
+    /// row ranges index that order), per captured problem.
+    row_origins: Vec<Vec<u32>>,
     /// Wall time of each island's assembly and solve.
     times: Vec<Duration>,
 }
@@ -36,6 +65,7 @@ impl ProblemCapture {
             self.islands = Vec::new();
             self.solutions = Vec::new();
             self.row_bodies = Vec::new();
+            self.row_origins = Vec::new();
             self.times = Vec::new();
         }
     }
@@ -73,10 +103,12 @@ impl ProblemCapture {
         if self.solutions.len() <= k {
             self.solutions.resize(k + 1, Vec::new());
             self.row_bodies.resize(k + 1, Vec::new());
+            self.row_origins.resize(k + 1, Vec::new());
             self.times.resize(k + 1, Duration::ZERO);
         }
         self.solutions[k].clear();
         self.row_bodies[k].clear();
+        self.row_origins[k].clear();
         self.times[k] = Duration::ZERO;
     }
 
@@ -104,12 +136,14 @@ impl ProblemCapture {
     }
 
     /// Records the outcome of the last captured problem: the forces used, each row's
-    /// bodies (slot indices; `ground` is the ground's slot) and the solve's wall time.
+    /// bodies (slot indices; `ground` is the ground's slot), each row's producer-order
+    /// index (`origins`) and the solve's wall time.
     pub(crate) fn finish(
         &mut self,
         lambda: &[f64],
         bodies: &[[u32; 2]],
         ground: u32,
+        origins: impl IntoIterator<Item = u32>,
         time: Duration,
     ) {
         let k = self.len - 1;
@@ -118,7 +152,14 @@ impl ProblemCapture {
         let side = |b: u32| (b != ground).then_some(b as usize);
         self.row_bodies[k].clear();
         self.row_bodies[k].extend(bodies.iter().map(|&[a, b]| [side(a), side(b)]));
+        self.row_origins[k].clear();
+        self.row_origins[k].extend(origins);
         self.times[k] = time;
+    }
+
+    /// Each row's producer-order index, per captured problem.
+    pub(crate) fn row_origins(&self) -> &[Vec<u32>] {
+        &self.row_origins[..self.len]
     }
 
     /// The forces the step used for each of [`Self::problems`] (empty for a problem whose
@@ -207,19 +248,26 @@ mod tests {
         capture.begin_step();
         capture.record(0, &problem(2, 1.0));
         assert!(capture.has(0) && !capture.has(1));
-        capture.finish(&[1.0, 2.0], &[[0, 3], [1, 0]], 3, Duration::from_micros(5));
+        capture.finish(
+            &[1.0, 2.0],
+            &[[0, 3], [1, 0]],
+            3,
+            [4, 7],
+            Duration::from_micros(5),
+        );
         let blank = capture.record_blank(1, 3);
         assert_eq!(blank.len(), 3);
         assert_eq!(capture.islands(), &[0, 1]);
         // The blank's outcome is not recorded yet.
         assert_eq!(capture.solutions()[1], Vec::<f64>::new());
-        capture.finish(&[4.0, 5.0, 6.0], &[[2, 3]; 3], 3, Duration::ZERO);
+        capture.finish(&[4.0, 5.0, 6.0], &[[2, 3]; 3], 3, 0..3, Duration::ZERO);
         assert_eq!(capture.solutions(), &[vec![1.0, 2.0], vec![4.0, 5.0, 6.0]]);
         assert_eq!(
             capture.row_bodies()[0],
             vec![[Some(0), None], [Some(1), Some(0)]]
         );
         assert_eq!(capture.times()[0], Duration::from_micros(5));
+        assert_eq!(capture.row_origins(), &[vec![4, 7], vec![0, 1, 2]]);
         // The next step forgets the old outcomes until they are recorded again.
         capture.begin_step();
         capture.record(0, &problem(2, 1.0));

@@ -142,6 +142,13 @@ pub(crate) struct StepScratch {
     pub(crate) capture: capture::ProblemCapture,
 }
 
+impl StepScratch {
+    /// Each joint's slot and producer-order row range in the last step.
+    pub(crate) fn joint_rows(&self) -> &[(usize, Range<usize>)] {
+        &self.joint_rows
+    }
+}
+
 /// The parts of the world a step reads and writes, borrowed from the `World` facade so that
 /// the step sits below it.
 pub(crate) struct StepState<'a> {

@@ -98,10 +98,19 @@ fn capture_outcome(s: &mut StepScratch, k: usize, time: Duration) {
             problem,
         );
     }
+    // Lent rows are in producer order already; gathered ones name their origin.
+    let origins = range.clone().map(|i| {
+        if s.rows_lent {
+            i as u32
+        } else {
+            s.islands.origin[i]
+        }
+    });
     s.capture.finish(
         &s.rows.lambda[range.clone()],
-        &s.rows.bodies[range],
+        &s.rows.bodies[range.clone()],
         s.hot.ground(),
+        origins,
         time,
     );
 }

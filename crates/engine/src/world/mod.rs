@@ -43,6 +43,7 @@ use crate::joint::{BallJoint, HingeJoint, Joint, JointBuilder, JointRows};
 use crate::math::Vec3;
 use crate::rows::Pose;
 use crate::sleep::SleepTracker;
+use crate::step::capture::RowSource;
 use crate::step::{StepScratch, StepState};
 use std::sync::Arc;
 
@@ -231,6 +232,43 @@ impl World {
     /// indices ([`crate::BodyHandle::index`]); `None` is the ground (the static world).
     pub fn captured_row_bodies(&self) -> &[Vec<[Option<usize>; 2]>] {
         self.scratch.capture.row_bodies()
+    }
+
+    /// What each row of each of [`Self::captured_problems`] stands for: a row of one of
+    /// [`Self::contacts`] (by index; its point, normal and bodies are there) or of a joint,
+    /// so a dumped problem's rows can be told apart.
+    pub fn captured_row_sources(&self) -> Vec<Vec<RowSource>> {
+        let origins = self.scratch.capture.row_origins();
+        let total = origins
+            .iter()
+            .flatten()
+            .map(|&o| o as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut sources = vec![RowSource::Other; total];
+        let mut mark = |raw: usize, source: RowSource| {
+            if let Some(slot) = sources.get_mut(raw) {
+                *slot = source;
+            }
+        };
+        for (contact, &p) in self.collision.order.iter().enumerate() {
+            let point = &self.collision.points[p as usize];
+            let rows = std::iter::once(point.normal_row).chain(point.friction_rows.clone());
+            for (row, raw) in rows.enumerate() {
+                mark(raw, RowSource::Contact { contact, row });
+            }
+        }
+        for (slot, range) in self.scratch.joint_rows() {
+            if let Some(joint) = self.joints.handle_at(*slot) {
+                for (row, raw) in range.clone().enumerate() {
+                    mark(raw, RowSource::Joint { joint, row });
+                }
+            }
+        }
+        origins
+            .iter()
+            .map(|rows| rows.iter().map(|&raw| sources[raw as usize]).collect())
+            .collect()
     }
 
     /// The wall time of each of [`Self::captured_problems`]' assembly and solve (including
