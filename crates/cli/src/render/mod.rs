@@ -557,9 +557,28 @@ fn draw_frame(
                         light
                     }
                 });
-            } else {
+            } else if !shape.sensor {
                 fb.draw(mesh, shape_position, shape_rotation, |_| base);
             }
         }
     }
+    // Sensor regions last, see-through, so that what they contain stays visible.
+    for (i, body) in scene.bodies.iter().enumerate() {
+        let (position, rotation) = poses[i];
+        for (shape, mesh) in body.shapes.iter().zip(&meshes[i]) {
+            if shape.sensor && shape.geometry != Geometry::Plane {
+                let base = body_color(i, body.kind, body.color);
+                fb.draw_translucent(
+                    mesh,
+                    position + rotation * shape.offset,
+                    rotation * shape.rotation,
+                    base,
+                    SENSOR_OPACITY,
+                );
+            }
+        }
+    }
 }
+
+/// How much of a sensor region's colour covers what lies behind it.
+const SENSOR_OPACITY: f64 = 0.25;

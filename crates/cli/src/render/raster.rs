@@ -86,6 +86,8 @@ pub struct Framebuffer {
     /// Camera depth per pixel (m); infinity where nothing was drawn.
     depth: Vec<f64>,
     view: View,
+    /// While drawing see-through shapes: their opacity (depth-tested, not depth-written).
+    opacity: Option<f64>,
 }
 
 impl Framebuffer {
@@ -97,6 +99,7 @@ impl Framebuffer {
             rgb: vec![0; width * height * 3],
             depth: vec![f64::INFINITY; width * height],
             view: View::new(camera, width, height),
+            opacity: None,
         };
         fb.clear();
         fb
@@ -149,6 +152,22 @@ impl Framebuffer {
             });
             self.clip_and_fill(vertices);
         }
+    }
+
+    /// Draws `mesh` see-through in `color` with `opacity` in `(0, 1]` over what is drawn
+    /// already (sensor regions): hidden where something nearer was drawn, and hiding
+    /// nothing, so draw these after the solid shapes.
+    pub fn draw_translucent(
+        &mut self,
+        mesh: &Mesh,
+        position: Vec3,
+        rotation: Quat,
+        color: Vec3,
+        opacity: f64,
+    ) {
+        self.opacity = Some(opacity.clamp(0.0, 1.0));
+        self.draw(mesh, position, rotation, |_| color);
+        self.opacity = None;
     }
 
     /// Clips a triangle against the near plane and fills the (one or two) pieces.
@@ -237,8 +256,15 @@ impl Framebuffer {
                 if depth >= self.depth[i] {
                     continue;
                 }
-                self.depth[i] = depth;
-                let color = (colors[0] * w0 + colors[1] * w1 + colors[2] * w2) * depth;
+                let mut color = (colors[0] * w0 + colors[1] * w1 + colors[2] * w2) * depth;
+                match self.opacity {
+                    Some(a) => {
+                        let under = &self.rgb[3 * i..3 * i + 3];
+                        let under = Vec3::new(under[0] as f64, under[1] as f64, under[2] as f64);
+                        color = color * a + under * ((1.0 - a) / 255.0);
+                    }
+                    None => self.depth[i] = depth,
+                }
                 self.rgb[3 * i..3 * i + 3].copy_from_slice(&to_bytes(color));
             }
         }
@@ -284,6 +310,50 @@ mod tests {
             let [r, g, b] = pixel(&fb, 32, 32);
             assert!(r > 0 && g == 0 && b == 0, "centre pixel {:?}", [r, g, b]);
         }
+    }
+
+    #[test]
+    fn a_translucent_box_tints_what_is_behind_it_and_hides_nothing() {
+        let camera = Camera {
+            eye: Vec3::new(0.0, -10.0, 0.0),
+            target: Vec3::ZERO,
+            fov_degrees: 40.0,
+        };
+        let cube = mesh(&Geometry::Box(Vec3::splat(0.5)), 1.0, 1.0);
+        let region = mesh(&Geometry::Box(Vec3::splat(1.0)), 1.0, 1.0);
+        let (red, blue) = (Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 0.0, 1.0));
+        let solid_box = |fb: &mut Framebuffer| {
+            fb.draw(&cube, Vec3::new(0.0, 2.0, 0.0), Quat::IDENTITY, |_| red);
+        };
+        let sensor = |fb: &mut Framebuffer| {
+            fb.draw_translucent(
+                &region,
+                Vec3::new(0.0, -2.0, 0.0),
+                Quat::IDENTITY,
+                blue,
+                0.3,
+            );
+        };
+        let mut alone = Framebuffer::new(32, 32, &camera);
+        solid_box(&mut alone);
+        let behind = pixel(&alone, 16, 16);
+        assert!(behind[0] > 0 && behind[2] == 0);
+        let mut tinted = Framebuffer::new(32, 32, &camera);
+        solid_box(&mut tinted);
+        sensor(&mut tinted);
+        let seen = pixel(&tinted, 16, 16);
+        // The red box still shows through (70 % of it), tinted blue.
+        let expected_red = 0.7 * behind[0] as f64;
+        assert!(
+            (seen[0] as f64 - expected_red).abs() <= 1.0,
+            "{seen:?} over {behind:?}"
+        );
+        assert!(seen[2] > 0, "{seen:?}");
+        // Drawn before a solid box behind it, the region does not hide that box.
+        let mut first = Framebuffer::new(32, 32, &camera);
+        sensor(&mut first);
+        solid_box(&mut first);
+        assert_eq!(pixel(&first, 16, 16), behind);
     }
 
     #[test]

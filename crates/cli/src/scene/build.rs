@@ -66,6 +66,8 @@ pub struct PlacedShape {
     pub offset: Vec3,
     /// Orientation in the body frame.
     pub rotation: Quat,
+    /// Whether it is a sensor region (drawn see-through), not matter.
+    pub sensor: bool,
 }
 
 /// A body of the built scene.
@@ -493,6 +495,7 @@ fn build_body(
                 geometry: geometry(s, base, &format!("{path}.shapes[{j}]"))?,
                 offset: Vec3::from_array(s.offset),
                 rotation: rotation(s.orientation, s.axis_angle.as_ref()),
+                sensor: s.sensor,
             })
         })
         .collect::<Result<_, FieldError>>()?;

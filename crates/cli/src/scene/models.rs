@@ -250,10 +250,12 @@ pub fn collider_shapes(world: &World, body: BodyHandle) -> Vec<PlacedShape> {
         .filter_map(|(_, c)| {
             let pose = c.local_pose();
             let shape = c.shape();
+            let sensor = c.is_sensor();
             let placed = |geometry, offset: Vec3, rotation: Quat| PlacedShape {
                 geometry,
                 offset: pose.position + pose.orientation * offset,
                 rotation: pose.orientation * rotation,
+                sensor,
             };
             let at_origin = |geometry| placed(geometry, Vec3::ZERO, Quat::IDENTITY);
             if let Some(ball) = shape.as_ball() {
