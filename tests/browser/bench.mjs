@@ -2,10 +2,12 @@
 // were measured), run by `bash tests/browser/run.sh --bench`:
 //
 //   1. S2 playback: `stiction run s2-sphere-pile` (600 steps, every 10th recorded, 1,000
-//      spheres) viewed with `stiction view RUN --html`; the page plays for 5 s and the frames
-//      are timed in the page (requestAnimationFrame deltas): frames per second, with the
-//      draws the page made meanwhile (it draws only when the picture changes) and its
-//      rendering mode; then a new frame on every animation frame for 3 s (a redraw each).
+//      spheres) viewed with `stiction view RUN --html`; the page plays for 5 s (after 3 s of
+//      warm-up, in which adaptive resolution settles) and the frames are timed in the page
+//      (requestAnimationFrame deltas): frames per second, with the draws the page made
+//      meanwhile (playing, it draws every animation frame, between recorded frames), its
+//      rendering mode and resolution scale; the same at a fixed full resolution
+//      (`?resolution=fixed`); then a new recorded frame on every animation frame for 3 s.
 //   2. Live S4: `stiction view s4-stack-20 --live` played for 5 s at 1x: simulated seconds per
 //      wall second, from the frames the page received (their `time`), and the step time.
 //   3. S1 page open: a 600-step run of s1-pyramid-20 (every 5th step recorded) written with
@@ -40,7 +42,8 @@ function median(values) {
   return v[Math.floor(v.length / 2)];
 }
 
-/** Plays the page for `ms` (restarting at the end) and times its animation frames. */
+/** Plays the page for `ms` (restarting at the end) and times its animation frames, with
+ * the draws the page made and the smallest resolution scale it drew at meanwhile. */
 function timePlayback(page, ms) {
   return page.evaluate((span) => new Promise((done) => {
     const viewer = window.stictionViewer.viewer;
@@ -48,15 +51,18 @@ function timePlayback(page, ms) {
     if (!viewer.playing) viewer.togglePlay();
     const deltas = [];
     let last = null;
+    let minScale = viewer.rendering.scale;
+    const draws = window.stictionViewer.draws.count;
     const started = performance.now();
     const tick = (now) => {
       if (last !== null) deltas.push(now - last);
       last = now;
+      minScale = Math.min(minScale, viewer.rendering.scale);
       if (!viewer.playing) viewer.togglePlay();
       if (now - started < span) requestAnimationFrame(tick);
       else {
         if (viewer.playing) viewer.togglePlay();
-        done({ frames: deltas.length, seconds: (now - started) / 1000, deltas });
+        done({ frames: deltas.length, seconds: (now - started) / 1000, deltas, draws: window.stictionViewer.draws.count - draws, minScale, scale: viewer.rendering.scale });
       }
     };
     requestAnimationFrame(tick);
@@ -95,31 +101,34 @@ async function main() {
     stiction(['run', 's2-sphere-pile', '--steps', '600', '--quiet', '--out', s2Run]);
     const s2Html = join(OUT, 's2-run.html');
     stiction(['view', s2Run, '--html', s2Html, '--quiet']);
-    {
+    for (const fixed of [false, true]) {
       const page = await context.newPage();
       const errors = watchConsole(page);
-      await page.goto(pathToFileURL(s2Html).href);
+      await page.goto(pathToFileURL(s2Html).href + (fixed ? '?resolution=fixed' : ''));
       await waitReady(page);
       const bodies = await page.evaluate(() => window.stictionViewer.viewer.scene.bodies.length);
-      const rendering = await page.evaluate(() => window.stictionViewer.rendering);
-      await timePlayback(page, 1000); // warm-up: shaders, first uploads
-      const drawsBefore = await page.evaluate(() => window.stictionViewer.draws);
+      await timePlayback(page, 3000); // warm-up: shaders, first uploads, adaptive resolution
       const t = await timePlayback(page, 5000);
-      const drawsAfter = await page.evaluate(() => window.stictionViewer.draws);
-      const draws = drawsAfter.count - drawsBefore.count;
-      const redraw = await timeRedraws(page, 3000);
+      const rendering = await page.evaluate(() => window.stictionViewer.rendering);
+      const note = await page.locator('.sv-resolution').textContent();
+      const redraw = fixed ? null : await timeRedraws(page, 3000);
       const fps = t.frames / t.seconds;
       const p95 = [...t.deltas].sort((a, b) => a - b)[Math.floor(t.deltas.length * 0.95)];
-      await page.screenshot({ path: join(OUT, 'bench-s2.png') });
+      await page.screenshot({ path: join(OUT, fixed ? 'bench-s2-fixed.png' : 'bench-s2.png') });
       assert(errors.length === 0, errors.join('\n'));
-      results.s2_playback = {
+      const figures = {
         bodies, html_bytes: statSync(s2Html).size, frames: t.frames, seconds: t.seconds, fps,
-        median_frame_ms: median(t.deltas), p95_frame_ms: p95, rendering,
-        // The page draws only when the picture changes: S2's 61 recorded frames span 10 s.
-        draws, draws_per_s: draws / t.seconds, draw_js_ms: (drawsAfter.ms - drawsBefore.ms) / Math.max(1, draws),
-        redraw_every_frame_fps: redraw.fps,
+        median_frame_ms: median(t.deltas), p95_frame_ms: p95, rendering, resolution_note: note,
+        // Playing, the page draws every animation frame (bodies between recorded frames).
+        draws: t.draws, draws_per_s: t.draws / t.seconds, scale_min: t.minScale, scale_end: t.scale,
       };
-      console.log(`bench: S2 playback: ${bodies} bodies, ${fps.toFixed(1)} fps (median frame ${median(t.deltas).toFixed(1)} ms, 95th percentile ${p95.toFixed(1)} ms), ${(draws / t.seconds).toFixed(1)} draws/s; a new frame every animation frame: ${redraw.fps.toFixed(1)} fps; rendering ${JSON.stringify(rendering)}`);
+      if (fixed) {
+        results.s2_playback_fixed_resolution = figures;
+      } else {
+        figures.redraw_every_frame_fps = redraw.fps;
+        results.s2_playback = figures;
+      }
+      console.log(`bench: S2 playback${fixed ? ' at fixed full resolution' : ''}: ${bodies} bodies, ${fps.toFixed(1)} fps (median frame ${median(t.deltas).toFixed(1)} ms, 95th percentile ${p95.toFixed(1)} ms), ${(t.draws / t.seconds).toFixed(1)} draws/s, resolution scale ${t.minScale} to ${t.scale}${note ? ` ("${note}")` : ''}${redraw ? `; a new recorded frame every animation frame: ${redraw.fps.toFixed(1)} fps` : ''}; rendering ${JSON.stringify(rendering)}`);
       await page.close();
     }
 

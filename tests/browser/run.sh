@@ -11,6 +11,8 @@
 # live.test.mjs then serves S4 and tests/browser/scenes/apart-boxes.toml live with `stiction
 # view --live`: the page's state equals the server's and `stiction run`'s, the solver switch,
 # the statistics, grab-and-pull and slow motion work, malformed messages are refused.
+# spheres.test.mjs views 20 steps of S2 (1,000 spheres, drawn as impostors): clicking a
+# sphere at its projected centre selects that body, and playing draws between frames.
 #
 # `bash tests/browser/run.sh --bench` runs bench.mjs instead (no tests): S2 playback fps,
 # live S4's real-time factor and the time to open a 600-step S1 run's page.
@@ -106,6 +108,9 @@ grep -q '^contact_forces = true$' "$OUT/s4-stack-20.toml" || fail "could not add
 "$STICTION" view "$OUT/s4-run" --html "$OUT/s4-run.html" --quiet
 # The live check plays S4 in real time, well past 120 steps on a slow page.
 "$STICTION" run "$OUT/s4-stack-20.toml" --steps 3000 --quiet --out "$OUT/s4-long"
+echo "tests/browser: running S2 (20 steps: 1,000 spheres drawn as impostors) and writing its page"
+"$STICTION" run s2-sphere-pile --steps 20 --quiet --out "$OUT/s2-run"
+"$STICTION" view "$OUT/s2-run" --html "$OUT/s2-run.html" --quiet
 echo "tests/browser: running apart-boxes (the unpulled reference of the grab check)"
 "$STICTION" run "$HERE/scenes/apart-boxes.toml" --steps 14400 --quiet --out "$OUT/apart-run"
 
@@ -115,6 +120,9 @@ STICTION_CHROMIUM="$CHROMIUM" STICTION_EXAMPLE="$EXAMPLE" STICTION_OUT="$OUT" no
 echo "tests/browser: view_run.test.mjs (stiction view of a recorded S4 run)"
 STICTION_CHROMIUM="$CHROMIUM" STICTION_RUN_DIR="$OUT/s4-run" STICTION_RUN_HTML="$OUT/s4-run.html" \
   STICTION_OUT="$OUT" node view_run.test.mjs || status=1
+echo "tests/browser: spheres.test.mjs (picking S2's impostor spheres, playback)"
+STICTION_CHROMIUM="$CHROMIUM" STICTION_S2_RUN="$OUT/s2-run" STICTION_S2_HTML="$OUT/s2-run.html" \
+  STICTION_OUT="$OUT" node spheres.test.mjs || status=1
 echo "tests/browser: live.test.mjs (stiction view SCENE --live)"
 STICTION_CHROMIUM="$CHROMIUM" STICTION_BIN="$STICTION" STICTION_OUT="$OUT" \
   STICTION_S4_SCENE="$OUT/s4-stack-20.toml" STICTION_S4_RUN="$OUT/s4-long" \

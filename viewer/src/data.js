@@ -5,14 +5,17 @@ export const DATA_ID = 'stiction-scene';
 
 /**
  * Where the scene comes from and how to draw it: `{ source: 'inline' | 'server', live: bool,
- * quality: 'auto' | 'low' | 'high' }` (the page's `?quality=` parameter, docs/viewer.md).
+ * quality: 'auto' | 'low' | 'high', adaptive: bool }` (the page's `?quality=` and
+ * `?resolution=fixed` parameters, docs/viewer.md#rendering-cost).
  */
 export function config() {
   const c = window.STICTION_CONFIG || {};
   const inline = document.getElementById(DATA_ID);
-  const asked = new URLSearchParams(window.location.search).get('quality');
+  const params = new URLSearchParams(window.location.search);
+  const asked = params.get('quality');
   const quality = ['low', 'high'].includes(asked) ? asked : 'auto';
-  return { source: inline ? 'inline' : c.source || 'server', live: !!c.live, quality };
+  const adaptive = params.get('resolution') !== 'fixed';
+  return { source: inline ? 'inline' : c.source || 'server', live: !!c.live, quality, adaptive };
 }
 
 /** Loads and checks the scene. */

@@ -24,6 +24,7 @@ import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 
 import { config, contactForce, fmt, fmtVec, length3, loadScene, typicalContactForce, normalizeFrame, velocity } from './data.js';
 import { appendLiveFrame, LiveLink } from './live.js';
+import { LitMaterial, updateViewLights } from './lowcost.js';
 import { Overlays } from './overlays.js';
 import { Plots } from './plots.js';
 import { instanceKey, instancedShapeMesh, planeMesh, shapeMesh, shapeReach } from './shapes.js';
@@ -44,6 +45,14 @@ const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 4];
 const INSTANCE_MIN = 16;
 /** WebGL renderers that draw on the CPU: the page switches to its low-cost mode on them. */
 const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|lavapipe|software/i;
+/** Adaptive resolution: the drawing buffer's scales, tried in turn while frames are slow. */
+const RESOLUTION_SCALES = [1, 0.75, 0.5];
+/** Frames of continuous drawing averaged before the resolution changes. */
+const ADAPT_FRAMES = 30;
+/** Slower than this (ms a frame, 50 fps) lowers the resolution... */
+const SLOW_FRAME_MS = 20;
+/** ... and faster than this (57 fps, about the display's rate) raises it again. */
+const FAST_FRAME_MS = 17.5;
 
 /** A WebGL 2 context on a new canvas, with three.js's default attributes. */
 function openContext(antialias) {
@@ -121,6 +130,7 @@ class Viewer {
     this.scene = scene;
     this.live = cfg.live;
     this.quality = cfg.quality;
+    this.adaptive = cfg.adaptive;
     this.index = 0;
     this.playing = false;
     this.speed = 1;
@@ -158,6 +168,8 @@ class Viewer {
     el('span', 'sv-title', top, this.scene.title || 'stiction viewer');
     el('span', '', top, `${this.scene.bodies.length} bodies, ${this.scene.joints.length} joints${this.live ? ', live' : ''}`);
     this.status = el('span', 'sv-status', top, '');
+    // Says when adaptive resolution draws fewer pixels than the canvas has.
+    this.resolutionNote = el('span', 'sv-resolution', top, '');
     this.view = el('div', 'sv-view', document.body);
     this.info = el('div', 'sv-info', this.view);
     const toggles = el('div', 'sv-toggles', this.view);
@@ -265,10 +277,22 @@ class Viewer {
     this.renderer = new WebGLRenderer(opened ? { canvas: opened.canvas, context: opened.gl } : { antialias: !lowCost });
     const pixelRatio = lowCost ? 1 : Math.min(window.devicePixelRatio || 1, 2);
     this.renderer.setPixelRatio(pixelRatio);
+    this.lowCost = lowCost;
+    this.basePixelRatio = pixelRatio;
     this.rendering = {
       mode: lowCost ? 'low-cost' : 'full', renderer: name, software,
       antialias: this.renderer.getContext().getContextAttributes().antialias, shadows: !lowCost, pixelRatio,
+      adaptive: this.adaptive, scale: 1,
     };
+    // Adaptive resolution's state: the scale in use, the recent frame times, when it last
+    // changed and how long fast frames must last before it is raised again.
+    this.scaleLevel = 0;
+    this.frameTimes = new Float64Array(ADAPT_FRAMES);
+    this.frameTimeCount = 0;
+    this.scaleChangedAt = 0;
+    this.scaleRaisedAt = -Infinity;
+    this.raiseAfterMs = 4000;
+    this.drewLast = false;
     this.renderer.shadowMap.enabled = !lowCost;
     this.renderer.shadowMap.type = PCFShadowMap;
     this.view.insertBefore(this.renderer.domElement, this.view.firstChild);
@@ -316,10 +340,12 @@ class Viewer {
       if (key !== null) members.set(key, [...(members.get(key) || []), b]);
     });
     this.instanceSets = [];
+    this.detached = [];
+    this.framesShown = false;
     const instanceOf = new Map();
     for (const bodies of members.values()) {
       if (bodies.length < INSTANCE_MIN) continue;
-      const { mesh, pose } = instancedShapeMesh(this.scene.bodies[bodies[0]].shapes[0], bodies.length, { sun: this.sun, up: this.up });
+      const { mesh, pose } = instancedShapeMesh(this.scene.bodies[bodies[0]].shapes[0], bodies.length, this.lowCost);
       mesh.userData.instances = bodies;
       this.three.add(mesh);
       this.pickable.push(mesh);
@@ -337,7 +363,7 @@ class Viewer {
         this.addBodyGroup(group, reach, { list: [], base: new Color(base), instance });
         return;
       }
-      const material = new MeshStandardMaterial({ color: base, roughness: 0.55, metalness: 0.05 });
+      const material = this.bodyMaterial(base);
       const materials = [material];
       let reach = 0;
       for (const shape of body.shapes) {
@@ -358,7 +384,7 @@ class Viewer {
     });
     this.worldGroup = new Group();
     this.three.add(this.worldGroup);
-    const worldMaterial = new MeshStandardMaterial({ color: STATIC_COLOR, roughness: 0.8 });
+    const worldMaterial = this.lowCost ? new LitMaterial({ color: STATIC_COLOR }) : new MeshStandardMaterial({ color: STATIC_COLOR, roughness: 0.8 });
     this.worldPlanes = [];
     for (const shape of this.scene.world_shapes) {
       if (shape.kind === 'plane') {
@@ -370,6 +396,12 @@ class Viewer {
     }
   }
 
+  /** A body's material: lit per vertex in low-cost mode (lowcost.js), else the standard one. */
+  bodyMaterial(colour) {
+    if (this.lowCost) return new LitMaterial({ color: colour });
+    return new MeshStandardMaterial({ color: colour, roughness: 0.55, metalness: 0.05 });
+  }
+
   /** Adds a body's group with its frame axes (hidden until toggled), sized by `reach`, and
    * records its materials entry, reach and axes at the body's index. */
   addBodyGroup(group, reach, materials) {
@@ -378,7 +410,11 @@ class Viewer {
     axes.renderOrder = 4;
     axes.visible = false;
     group.add(axes);
-    this.three.add(group);
+    // A body drawn by an instanced mesh has only its axes in its group: the group joins the
+    // scene only while they are shown, so that a thousand empty groups are not traversed
+    // and their matrices not recomputed on every draw.
+    if (materials.instance) this.detached.push(group);
+    else this.three.add(group);
     this.groups.push(group);
     this.materials.push(materials);
     this.reach.push(reach);
@@ -439,16 +475,20 @@ class Viewer {
     // Planes: squares around the scene.
     if (this.planeMeshes) for (const m of this.planeMeshes) this.worldGroup.remove(m);
     this.planeMeshes = [];
-    const half = Math.max(10, radius * 8);
+    // Low-cost mode: a smaller square, since every ground pixel costs a software renderer;
+    // the squares of its checkers are as large as the full mode's.
+    const full = Math.max(10, radius * 8);
+    const half = this.lowCost ? Math.max(5, radius * 3) : full;
+    const tile = Math.max(0.25, Math.pow(10, Math.round(Math.log10(full / 10))));
     for (const shape of this.worldPlanes) {
-      const mesh = planeMesh(shape, half, [centre.x, centre.y, centre.z], this.rendering.mode === 'low-cost');
+      const mesh = planeMesh(shape, half, [centre.x, centre.y, centre.z], this.lowCost, tile);
       this.planeMeshes.push(mesh);
       this.worldGroup.add(mesh);
     }
     if (this.pendingPlanes) {
       for (const { shape, body } of this.pendingPlanes) {
         // In the body frame: the plane's pose is relative to the body.
-        this.groups[body].add(planeMesh(shape, half, [0, 0, 0], this.rendering.mode === 'low-cost'));
+        this.groups[body].add(planeMesh(shape, half, [0, 0, 0], this.lowCost, tile));
       }
       this.pendingPlanes = null;
     }
@@ -504,6 +544,8 @@ class Viewer {
     if (!this.playing && this.index >= n - 1) this.setFrame(0);
     this.playing = !this.playing;
     this.playTime = this.frame().time;
+    // Paused, the bodies are where the recorded frame has them, not between two frames.
+    if (!this.playing) this.applyFrame();
     this.updateBar();
   }
 
@@ -547,6 +589,13 @@ class Viewer {
     }
     this.updateColours(f);
     for (const axes of this.axes) axes.visible = this.options.frames;
+    if (this.framesShown !== this.options.frames) {
+      this.framesShown = this.options.frames;
+      for (const group of this.detached) {
+        if (this.framesShown) this.three.add(group);
+        else this.three.remove(group);
+      }
+    }
     this.overlays.showContacts(f, this.options.contacts, this.forceUnit * this.options.forceScale);
     this.overlays.showJoints(this.scene.joints, f, this.options.joints);
     this.updateBar();
@@ -559,15 +608,52 @@ class Viewer {
   updateInstances() {
     const m = this.instanceMatrix || (this.instanceMatrix = new Matrix4());
     for (const set of this.instanceSets) {
-      set.bodies.forEach((b, i) => {
-        const g = this.groups[b];
-        g.updateMatrix();
-        m.multiplyMatrices(g.matrix, set.pose);
-        set.mesh.setMatrixAt(i, m);
-      });
+      const bodies = set.bodies;
+      if (set.mesh.setCentreAt) {
+        // Impostors need only the shape's centre: no matrices to compose and multiply.
+        const offset = set.offset || (set.offset = new Vector3().setFromMatrixPosition(set.pose));
+        const c = this.scratchCentre || (this.scratchCentre = new Vector3());
+        for (let i = 0; i < bodies.length; i += 1) {
+          const g = this.groups[bodies[i]];
+          set.mesh.setCentreAt(i, c.copy(offset).applyQuaternion(g.quaternion).add(g.position));
+        }
+      } else {
+        for (let i = 0; i < bodies.length; i += 1) {
+          const g = this.groups[bodies[i]];
+          g.updateMatrix();
+          m.multiplyMatrices(g.matrix, set.pose);
+          set.mesh.setMatrixAt(i, m);
+        }
+      }
       set.mesh.instanceMatrix.needsUpdate = true;
-      set.mesh.boundingSphere = null;
+      // Recomputed when asked for (sorting, picking); impostors keep none.
+      if (set.mesh.isInstancedMesh) set.mesh.boundingSphere = null;
     }
+  }
+
+  /**
+   * While playing, the bodies between recorded frames `i` and `i + 1` at `alpha` (0 to 1):
+   * positions linearly, orientations by normalised linear interpolation (the shorter way;
+   * close to slerp for the small turns between two frames, without its trigonometry), so
+   * playback moves smoothly at the display's rate however sparsely the run was recorded.
+   * Overlays, plots and the panel stay frame i's.
+   */
+  interpolate(i, alpha) {
+    const a = this.scene.frames[i];
+    const c = this.scene.frames[i + 1];
+    for (let b = 0; b < this.groups.length; b += 1) {
+      const pa = a.positions[b];
+      const pc = c.positions[b];
+      const qa = a.orientations[b];
+      const qc = c.orientations[b];
+      const g = this.groups[b];
+      g.position.set(pa[0] + (pc[0] - pa[0]) * alpha, pa[1] + (pc[1] - pa[1]) * alpha, pa[2] + (pc[2] - pa[2]) * alpha);
+      const ka = 1 - alpha;
+      const kc = qa[0] * qc[0] + qa[1] * qc[1] + qa[2] * qc[2] + qa[3] * qc[3] < 0 ? -alpha : alpha;
+      g.quaternion.set(qa[1] * ka + qc[1] * kc, qa[2] * ka + qc[2] * kc, qa[3] * ka + qc[3] * kc, qa[0] * ka + qc[0] * kc).normalize();
+    }
+    this.updateInstances();
+    this.dirty = true;
   }
 
   updateColours(f) {
@@ -813,12 +899,17 @@ class Viewer {
   // ---- loop -----------------------------------------------------------------------------
 
   loop(now) {
-    const dt = Math.min(0.1, (now - this.last) / 1000);
+    const elapsed = now - this.last;
+    const dt = Math.min(0.1, elapsed / 1000);
     this.last = now;
     if (this.playing && !this.live) this.advance(dt);
     // OrbitControls says whether the camera moved (a drag, the damping after it).
     if (this.controls.update()) this.dirty = true;
-    if (this.dirty) this.render();
+    const drawing = this.dirty;
+    if (drawing) this.render();
+    // Only frames drawn back to back (playing, orbiting) say how fast drawing is.
+    if (drawing && this.drewLast && this.adaptive) this.adaptResolution(elapsed, now);
+    this.drewLast = drawing;
     requestAnimationFrame((t) => this.loop(t));
   }
 
@@ -843,10 +934,60 @@ class Viewer {
       this.applyFrame();
       this.playTime = time;
     }
+    if (this.playing) {
+      const alpha = timed ? (this.playTime - frames[i].time) / (frames[i + 1].time - frames[i].time) : this.playTime - i;
+      this.interpolate(i, Math.min(1, Math.max(0, alpha)));
+    }
+  }
+
+  /**
+   * Adaptive resolution: after ADAPT_FRAMES frames drawn back to back, a mean frame time
+   * above SLOW_FRAME_MS draws the next frames with fewer pixels (RESOLUTION_SCALES), one
+   * below FAST_FRAME_MS with more again once `raiseAfterMs` has passed since the last change;
+   * that wait doubles (up to a minute) whenever raising made frames slow again, so a scene
+   * at the edge does not flicker between two resolutions. The page says when it is lowered.
+   */
+  adaptResolution(elapsed, now) {
+    this.frameTimes[this.frameTimeCount] = elapsed;
+    this.frameTimeCount += 1;
+    if (this.frameTimeCount < ADAPT_FRAMES) return;
+    let sum = 0;
+    for (let k = 0; k < ADAPT_FRAMES; k += 1) sum += this.frameTimes[k];
+    const mean = sum / ADAPT_FRAMES;
+    this.frameTimeCount = 0;
+    let level = this.scaleLevel;
+    if (mean > SLOW_FRAME_MS && level < RESOLUTION_SCALES.length - 1) {
+      level += 1;
+      if (now - this.scaleRaisedAt < 5000) this.raiseAfterMs = Math.min(60000, this.raiseAfterMs * 2);
+    } else if (mean < FAST_FRAME_MS && level > 0 && now - this.scaleChangedAt > this.raiseAfterMs) {
+      level -= 1;
+      this.scaleRaisedAt = now;
+    } else {
+      return;
+    }
+    this.setResolutionLevel(level, now, 1000 / mean);
+  }
+
+  setResolutionLevel(level, now, fps) {
+    this.scaleLevel = level;
+    this.scaleChangedAt = now;
+    const scale = RESOLUTION_SCALES[level];
+    const ratio = this.basePixelRatio * scale;
+    this.renderer.setPixelRatio(ratio);
+    this.rendering.pixelRatio = ratio;
+    this.rendering.scale = scale;
+    this.resolutionNote.textContent = scale < 1
+      ? `drawing at ${Math.round(scale * 100)} % resolution (frames were slow: ${fps.toFixed(0)} fps)`
+      : '';
+    this.resolutionNote.title = 'adaptive resolution: fewer pixels while frames take longer than 20 ms; add ?resolution=fixed to the address to turn it off';
+    this.dirty = true;
   }
 
   render() {
     const started = performance.now();
+    // The light directions in the view frame for the impostors and the vertex-lit materials.
+    this.camera.updateMatrixWorld();
+    updateViewLights(this.camera, this.sun, this.up);
     this.renderer.render(this.three, this.camera);
     this.drawMs += performance.now() - started;
     this.drawCount += 1;

@@ -62,6 +62,7 @@ export class Plots {
   }
 
   setCursor(index) {
+    if (index === this.cursor) return;
     this.cursor = index;
     this.drawAll();
   }
@@ -70,8 +71,22 @@ export class Plots {
     for (const plot of this.plots.values()) this.draw(plot);
   }
 
-  draw(plot) {
-    const g = plot.canvas.getContext('2d');
+  /** The plot's x coordinate (CSS pixels) of frame `i`. */
+  x(i) {
+    const w = WIDTH - PAD.left - PAD.right;
+    return PAD.left + (i / Math.max(1, this.count - 1)) * w;
+  }
+
+  /**
+   * The plot without its cursor and value (the curve, its range), kept in an offscreen
+   * canvas until the series change: moving the cursor then copies it and draws two things.
+   */
+  background(plot) {
+    if (!plot.dirty && plot.background) return plot.background;
+    const canvas = plot.background || document.createElement('canvas');
+    canvas.width = plot.canvas.width;
+    canvas.height = plot.canvas.height;
+    const g = canvas.getContext('2d');
     const r = plot.ratio;
     g.setTransform(r, 0, 0, r, 0, 0);
     g.clearRect(0, 0, WIDTH, HEIGHT);
@@ -83,10 +98,7 @@ export class Plots {
       lo = Math.min(lo, v);
       hi = Math.max(hi, v);
     }
-    const w = WIDTH - PAD.left - PAD.right;
     const h = HEIGHT - PAD.top - PAD.bottom;
-    const n = Math.max(1, this.count - 1);
-    const x = (i) => PAD.left + (i / n) * w;
     if (lo <= hi) {
       if (hi === lo) {
         hi += Math.abs(hi) * 0.5 + 1e-12;
@@ -102,19 +114,40 @@ export class Plots {
           pen = false;
           return;
         }
-        if (pen) g.lineTo(x(i), y(v));
-        else g.moveTo(x(i), y(v));
+        if (pen) g.lineTo(this.x(i), y(v));
+        else g.moveTo(this.x(i), y(v));
         pen = true;
       });
       g.stroke();
+      g.font = '11px system-ui, sans-serif';
+      g.fillStyle = '#7d8594';
+      g.textAlign = 'right';
+      g.textBaseline = 'top';
+      g.fillText(format(hi), WIDTH - PAD.right, 2);
+      g.textBaseline = 'bottom';
+      g.fillText(format(lo), WIDTH - PAD.right, HEIGHT - 1);
     }
+    plot.background = canvas;
+    plot.dirty = false;
+    return canvas;
+  }
+
+  draw(plot) {
+    const background = this.background(plot);
+    const g = plot.canvas.getContext('2d');
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, plot.canvas.width, plot.canvas.height);
+    g.drawImage(background, 0, 0);
+    const r = plot.ratio;
+    g.setTransform(r, 0, 0, r, 0, 0);
     // The cursor and the current value.
+    const values = plot.values;
     const c = Math.min(this.cursor, Math.max(0, values.length - 1));
     g.strokeStyle = '#ffb454';
     g.lineWidth = 1;
     g.beginPath();
-    g.moveTo(x(this.cursor) + 0.5, PAD.top);
-    g.lineTo(x(this.cursor) + 0.5, HEIGHT - PAD.bottom);
+    g.moveTo(this.x(this.cursor) + 0.5, PAD.top);
+    g.lineTo(this.x(this.cursor) + 0.5, HEIGHT - PAD.bottom);
     g.stroke();
     g.fillStyle = '#c9cfd8';
     g.font = '11px system-ui, sans-serif';
@@ -122,14 +155,6 @@ export class Plots {
     const current = values[c];
     const text = current === null || current === undefined || !Number.isFinite(current) ? '-' : format(current);
     g.fillText(`${plot.name}: ${text}`, PAD.left, 2);
-    if (lo <= hi) {
-      g.fillStyle = '#7d8594';
-      g.textAlign = 'right';
-      g.fillText(format(hi), WIDTH - PAD.right, 2);
-      g.textBaseline = 'bottom';
-      g.fillText(format(lo), WIDTH - PAD.right, HEIGHT - 1);
-      g.textAlign = 'left';
-    }
   }
 }
 

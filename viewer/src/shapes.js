@@ -13,7 +13,6 @@ import {
   InstancedMesh,
   Matrix4,
   Mesh,
-  MeshBasicMaterial,
   MeshStandardMaterial,
   PlaneGeometry,
   Quaternion,
@@ -24,6 +23,7 @@ import {
 } from 'three';
 
 import { sphereImpostors } from './impostors.js';
+import { checkerMaterial, LitMaterial } from './lowcost.js';
 
 /** Applies a format pose `{position, orientation: [w, x, y, z]}` to an Object3D. */
 export function setPose(object, pose) {
@@ -138,11 +138,11 @@ export const MANY_INSTANCES = 200;
 /**
  * One mesh drawing `count` copies of `shape` (instance colours multiply its white
  * material), and the shape's pose in its body's frame as a matrix. Above MANY_INSTANCES
- * copies, spheres are camera-facing impostors (two triangles each, impostors.js; shaded by
- * `lights.sun` and `lights.up`) and no copy casts a shadow: a thousand spheres at full
- * detail with shadows cost a software renderer seconds a frame.
+ * copies, spheres are camera-facing impostors (an octagon each, impostors.js) and no copy
+ * casts a shadow: a thousand spheres at full detail with shadows cost a software renderer
+ * seconds a frame. `lowCost`: lit per vertex (lowcost.js) instead of the standard material.
  */
-export function instancedShapeMesh(shape, count, lights) {
+export function instancedShapeMesh(shape, count, lowCost) {
   const many = count > MANY_INSTANCES;
   const pose = new Matrix4();
   if (shape.pose) {
@@ -151,10 +151,12 @@ export function instancedShapeMesh(shape, count, lights) {
     pose.compose(new Vector3(p[0], p[1], p[2]), new Quaternion(q[1], q[2], q[3], q[0]), new Vector3(1, 1, 1));
   }
   if (shape.kind === 'sphere' && many) {
-    return { mesh: sphereImpostors(shape.radius, count, lights.sun, lights.up), pose };
+    return { mesh: sphereImpostors(shape.radius, count), pose };
   }
   const built = geometryOf(shape);
-  const material = new MeshStandardMaterial({ color: 0xffffff, roughness: 0.55, metalness: 0.05 });
+  const material = lowCost
+    ? new LitMaterial({ color: 0xffffff })
+    : new MeshStandardMaterial({ color: 0xffffff, roughness: 0.55, metalness: 0.05 });
   const mesh = new InstancedMesh(built.geometry, material, count);
   // Casting shadows draws every instance twice; hundreds of them cast none.
   mesh.castShadow = !many;
@@ -166,14 +168,17 @@ export function instancedShapeMesh(shape, count, lights) {
 
 let checker = null;
 
+const CHECKER_LIGHT = '#8d939c';
+const CHECKER_DARK = '#7a8089';
+
 function checkerTexture() {
   if (checker) return checker;
   const canvas = document.createElement('canvas');
   canvas.width = canvas.height = 64;
   const g = canvas.getContext('2d');
-  g.fillStyle = '#8d939c';
+  g.fillStyle = CHECKER_LIGHT;
   g.fillRect(0, 0, 64, 64);
-  g.fillStyle = '#7a8089';
+  g.fillStyle = CHECKER_DARK;
   g.fillRect(0, 0, 32, 32);
   g.fillRect(32, 32, 32, 32);
   checker = new CanvasTexture(canvas);
@@ -184,13 +189,15 @@ function checkerTexture() {
 }
 
 /**
- * A plane: a checkered square of side `2 * half` (m) centred on the point of the plane
- * nearest `centre` (world frame), for a plane shape at world pose `pose`. `lowCost`: an
- * unlit material (a flat plane without shadows is evenly lit anyway) and no anisotropic
- * filtering; the lit plane filled most of the canvas and cost a software renderer two
- * thirds of a frame.
+ * A plane: a checkered square of side `2 * half` (m), in squares of `tile` (m), centred on
+ * the point of the plane nearest `centre` (world frame), for a plane shape at world pose
+ * `pose`. `lowCost`: unlit
+ * checkers computed in the shader (a flat plane without shadows is evenly lit anyway; the
+ * lit plane filled most of the canvas and cost a software renderer two thirds of a frame,
+ * the textured unlit one still half), drawn after the other opaque objects so that what
+ * they hide is never shaded.
  */
-export function planeMesh(shape, half, centre, lowCost) {
+export function planeMesh(shape, half, centre, lowCost, tile) {
   const n = new Vector3(...shape.normal).normalize();
   const pose = shape.pose || {};
   const q = pose.orientation || [1, 0, 0, 0];
@@ -199,19 +206,21 @@ export function planeMesh(shape, half, centre, lowCost) {
   const worldNormal = n.clone().applyQuaternion(rotation);
   const c = new Vector3(...centre);
   const foot = c.clone().sub(worldNormal.clone().multiplyScalar(c.clone().sub(origin).dot(worldNormal)));
-  const texture = checkerTexture().clone();
-  const tile = Math.max(0.25, Math.pow(10, Math.round(Math.log10(half / 10))));
-  texture.repeat.set(half / tile, half / tile);
-  if (lowCost) texture.anisotropy = 1;
-  texture.needsUpdate = true;
-  // The unlit colour is about what the hemisphere light and the sun give a level plane.
-  const material = lowCost
-    ? new MeshBasicMaterial({ map: texture, color: 0xb4b4b4 })
-    : new MeshStandardMaterial({ map: texture, roughness: 0.95, metalness: 0 });
+  let material;
+  if (lowCost) {
+    // The unlit colour is about what the hemisphere light and the sun give a level plane.
+    material = checkerMaterial(tile, CHECKER_LIGHT, CHECKER_DARK, 0xb4b4b4);
+  } else {
+    const texture = checkerTexture().clone();
+    texture.repeat.set(half / tile, half / tile);
+    texture.needsUpdate = true;
+    material = new MeshStandardMaterial({ map: texture, roughness: 0.95, metalness: 0 });
+  }
   const mesh = new Mesh(new PlaneGeometry(2 * half, 2 * half), material);
   mesh.quaternion.setFromUnitVectors(new Vector3(0, 0, 1), worldNormal);
   mesh.position.copy(foot);
   mesh.receiveShadow = true;
   mesh.userData.plane = true;
+  if (lowCost) mesh.renderOrder = 1;
   return mesh;
 }

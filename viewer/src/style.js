@@ -11,6 +11,8 @@ body {
 .sv-title { font-weight: 600; }
 .sv-status { color: #9aa3b2; margin-left: auto; }
 .sv-status.sv-error { color: #ff8080; }
+.sv-resolution { color: #e0b45c; }
+.sv-resolution:empty { display: none; }
 .sv-view { position: relative; flex: 1 1 auto; min-height: 120px; }
 .sv-view canvas { display: block; width: 100%; height: 100%; }
 .sv-info, .sv-toggles, .sv-stats {
