@@ -120,6 +120,14 @@ pub struct Work {
     pub projection_row_updates: f64,
     /// Island solves that fell back to Gauss-Seidel, in all.
     pub fallbacks: usize,
+    /// Island solves that ended short of their tolerance, in all.
+    pub unsolved_islands: usize,
+    /// The largest island residual of any step (the solvers' normalised residual).
+    pub worst_residual: f64,
+    /// The 90th percentile of the step times, ms.
+    pub p90_ms: f64,
+    /// The slowest step, ms.
+    pub worst_ms: f64,
     /// Mean time per step of each phase, ms (`stiction::PhaseTimes`, in [`PHASES`] order).
     pub phase_ms: [f64; PHASES.len()],
 }
@@ -148,6 +156,11 @@ impl Work {
         self.direct_islands += stats.direct_islands as f64;
         self.projection_row_updates += stats.post_stabilization.row_updates as f64;
         self.fallbacks += stats.fallbacks;
+        self.unsolved_islands += stats.unsolved_islands;
+        // A NaN residual counts as the worst (f64::max would drop it).
+        if stats.worst_residual > self.worst_residual || stats.worst_residual.is_nan() {
+            self.worst_residual = stats.worst_residual;
+        }
         let t = &stats.times;
         let phases = [
             t.collision,
@@ -188,8 +201,8 @@ impl Work {
             )
         } else {
             format!(
-                "{:.1} pivots, {projection}, {} fallbacks",
-                self.pivots, self.fallbacks
+                "{:.1} pivots, {projection}, {} fallbacks, {} islands short of tolerance, worst residual {:.1e}",
+                self.pivots, self.fallbacks, self.unsolved_islands, self.worst_residual
             )
         }
     }
@@ -478,7 +491,14 @@ fn time_world(
         }
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
-    (Ok(median(&mut times)), work.per_step(steps))
+    let median_ms = median(&mut times);
+    // `median` sorted the times.
+    if let Some(&worst) = times.last() {
+        work.worst_ms = worst;
+        let rank = (0.9 * (times.len() - 1) as f64).round() as usize;
+        work.p90_ms = times[rank.min(times.len() - 1)];
+    }
+    (Ok(median_ms), work.per_step(steps))
 }
 
 fn chain_row(mut scene: Scene, solver: &str, steps: Option<usize>) -> BenchRow {
@@ -526,11 +546,15 @@ fn spinner_row(mut scene: Scene, mode: &str, steps: Option<usize>) -> BenchRow {
 /// The markdown table.
 pub fn table(rows: &[BenchRow]) -> Vec<String> {
     let mut lines = vec![
-        "| scene | variant | steps | median ms/step | quality | work per step (mean) |".to_string(),
-        "| --- | --- | ---: | ---: | --- | --- |".to_string(),
+        "| scene | variant | steps | median ms/step | 90th percentile / slowest, ms | quality | work per step (mean) |".to_string(),
+        "| --- | --- | ---: | ---: | ---: | --- | --- |".to_string(),
     ];
     for r in rows {
         let ms = r.median_ms.map_or("-".to_string(), |m| format!("{m:.3}"));
+        let spread = match r.median_ms {
+            Some(_) => format!("{:.3} / {:.3}", r.work.p90_ms, r.work.worst_ms),
+            None => "-".to_string(),
+        };
         let mut quality: Vec<String> = r
             .quality
             .iter()
@@ -545,7 +569,7 @@ pub fn table(rows: &[BenchRow]) -> Vec<String> {
             r.work.describe(r.variant == "iterative")
         };
         lines.push(format!(
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {spread} | {} | {} |",
             r.scene,
             r.variant,
             r.steps,

@@ -33,6 +33,13 @@ fn bench_reports_the_spinner_figures_per_gyroscopic_mode() {
         let row = rows.iter().find(|r| r["variant"] == variant).unwrap();
         assert_eq!(row["steps"], 300);
         assert!(row["median_ms"].as_f64().unwrap() >= 0.0);
+        // The spread is ordered: median <= 90th percentile <= slowest.
+        let (median, p90, worst) = (
+            row["median_ms"].as_f64().unwrap(),
+            row["work"]["p90_ms"].as_f64().unwrap(),
+            row["work"]["worst_ms"].as_f64().unwrap(),
+        );
+        assert!(median <= p90 && p90 <= worst, "{median} {p90} {worst}");
         row["quality"][k][1].as_f64().unwrap()
     };
     assert!(figure("gyroscopic conserving", 0).abs() < 1e-10);
@@ -49,7 +56,7 @@ fn bench_prints_a_markdown_table_of_every_scene() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "| scene | variant | steps | median ms/step | quality | work per step (mean) |"
+        "| scene | variant | steps | median ms/step | 90th percentile / slowest, ms | quality | work per step (mean) |"
     );
     assert!(lines
         .iter()
@@ -123,4 +130,31 @@ fn scene_names_are_taken_in_either_case() {
     let stdout = success(stiction().args(["stress", "--scene", "S1", "--steps", "2", "--json"]));
     let rows: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(rows[0]["scene"], "S1 pyramid-20", "{stdout}");
+}
+
+/// The exact stepper's certificate per run: S4's stack solves every island to tolerance
+/// without falling back, and the worst residual is reported.
+#[test]
+fn bench_counts_the_exact_steppers_fallbacks_and_worst_residual() {
+    let stdout = success(stiction().args([
+        "bench", "--scene", "s4", "--solver", "exact", "--steps", "60", "--json",
+    ]));
+    let rows: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let row = &rows.as_array().unwrap()[0];
+    assert_eq!(row["variant"], "exact");
+    let work = &row["work"];
+    assert_eq!(work["fallbacks"], 0);
+    assert_eq!(work["unsolved_islands"], 0);
+    let residual = work["worst_residual"].as_f64().unwrap();
+    assert!(
+        (0.0..1e-9).contains(&residual),
+        "worst residual {residual:e}"
+    );
+    let table = success(stiction().args([
+        "bench", "--scene", "s4", "--solver", "exact", "--steps", "60",
+    ]));
+    assert!(
+        table.contains("0 fallbacks, 0 islands short of tolerance, worst residual"),
+        "{table}"
+    );
 }
