@@ -85,6 +85,10 @@ pub struct StressArgs {
     /// Steps per run instead of each scene's own (S4: 30000, S1: 6000, pile: 1200).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub steps: Option<u64>,
+    /// Continuous collision on every dynamic body (`RigidBody::set_ccd_enabled`): the
+    /// pile's landings then measure how deep fast spheres get.
+    #[arg(long)]
+    pub ccd: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -172,15 +176,23 @@ pub fn stress(args: StressArgs) -> Result<std::process::ExitCode, CliError> {
     let mut rows = Vec::new();
     for scene in scenes {
         for solver in solvers(scene, args.solver) {
-            let label = solver_name(&solver);
-            let built = build(scene, solver).map_err(|e| CliError::Usage {
+            let mut label = solver_name(&solver).to_string();
+            let mut built = build(scene, solver).map_err(|e| CliError::Usage {
                 option: "--scene",
                 rule: format!("the engine could not build the scene: {e}"),
             })?;
+            if args.ccd {
+                for &body in &built.bodies {
+                    if let Ok(b) = built.world.body_mut(body) {
+                        b.set_ccd_enabled(true);
+                    }
+                }
+                label.push_str(", CCD");
+            }
             rows.push(stress_run(
                 scene,
                 built,
-                label,
+                &label,
                 steps,
                 args.output.show_progress(),
             ));

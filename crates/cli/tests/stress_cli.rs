@@ -59,6 +59,16 @@ fn the_pile_runs_with_the_iterative_stepper_only_unless_asked() {
         (rise - expected).abs() < 1e-6 * expected.abs(),
         "{rise} vs {expected}"
     );
+    // --ccd turns continuous collision on for every sphere: the row says so, and in free
+    // fall (nothing to hit) the run is the same to the last bit.
+    let ccd = success(stiction().args([
+        "stress", "--scene", "pile", "--steps", "3", "--ccd", "--json",
+    ]));
+    let ccd_rows = self::rows(&ccd);
+    let ccd = &ccd_rows[0];
+    assert_eq!(ccd["solver"], "iterative, CCD");
+    assert_eq!(ccd["max_energy_rise"], row["max_energy_rise"]);
+    assert_eq!(ccd["max_penetration"], row["max_penetration"]);
 }
 
 #[test]
