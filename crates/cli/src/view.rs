@@ -497,6 +497,14 @@ fn read_frames(
     } else {
         None
     };
+    // Runs recorded before these columns existed have neither: no sleep, no islands.
+    let states = if table.has("asleep") && table.has("island") {
+        let asleep = table.text("asleep").map_err(|e| run_dir_error(path, e))?;
+        let island = table.text("island").map_err(|e| run_dir_error(path, e))?;
+        Some((asleep, island))
+    } else {
+        None
+    };
     let n = names.len();
     let mut frames: Vec<Frame> = Vec::new();
     let mut seen: Vec<bool> = Vec::new();
@@ -541,8 +549,16 @@ fn read_frames(
                 orientations: vec![[1.0, 0.0, 0.0, 0.0]; n],
                 velocities: velocity.as_ref().map(|_| vec![[0.0; 3]; n]),
                 angular_velocities: velocity.as_ref().map(|_| vec![[0.0; 3]; n]),
-                sleeping: Vec::new(),
-                islands: Vec::new(),
+                sleeping: if states.is_some() {
+                    vec![false; n]
+                } else {
+                    Vec::new()
+                },
+                islands: if states.is_some() {
+                    vec![None; n]
+                } else {
+                    Vec::new()
+                },
                 contacts: Vec::new(),
             });
             seen = vec![false; n];
@@ -560,6 +576,21 @@ fn read_frames(
             )));
         }
         let frame = frames.last_mut().expect("a frame was pushed for this step");
+        if let Some((asleep, island)) = &states {
+            frame.sleeping[body] = match asleep[row] {
+                "0" => false,
+                "1" => true,
+                other => return Err(err(format!("line {line}: asleep is `{other}`, not 0 or 1"))),
+            };
+            frame.islands[body] = match island[row] {
+                "" => None,
+                text => Some(text.parse::<u32>().map_err(|_| {
+                    err(format!(
+                        "line {line}: island is `{text}`, not a whole number or empty"
+                    ))
+                })?),
+            };
+        }
         let c = |k: usize| pose[k][row];
         frame.positions[body] = [c(0), c(1), c(2)];
         frame.orientations[body] = [c(3), c(4), c(5), c(6)];

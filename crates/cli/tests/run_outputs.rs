@@ -9,7 +9,7 @@ mod common;
 
 use common::{column, read_csv, repo_root, scenes_dir, stiction, success};
 
-const TRAJECTORY: &str = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
+const TRAJECTORY: &str = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,asleep,island";
 const STATS: &str = "step,time,wall_ms,forces_ms,rows_ms,islands_ms,solve_ms,integration_ms,\
 post_stabilization_ms,rows,islands,pivots,sweeps,direct_islands,residual,unsolved_islands,fallbacks,\
 kinetic_energy,potential_energy,energy,momentum_x,momentum_y,momentum_z,angular_momentum_x,\

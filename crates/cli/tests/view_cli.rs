@@ -343,7 +343,7 @@ fn bad_run_directories_are_refused_with_one_error_line_and_status_2() {
     let short_row = copy("short-row", &|d| {
         edit(d.join("trajectory.csv"), &|t| t + "20,0.33,box3,1,2\n")
     });
-    refused(&[&os(&short_row)], "5 fields, the header has 16", &html);
+    refused(&[&os(&short_row)], "5 fields, the header has 18", &html);
     let not_a_number = copy("not-a-number", &|d| {
         edit(d.join("trajectory.csv"), &|t| {
             t.replacen("0,0,box0,0,0,0.5,", "0,0,box0,zero,0,0.5,", 1)
@@ -570,4 +570,71 @@ fn a_run_directory_is_served_live_from_its_scene_with_another_solver() {
     assert_eq!(status, 200);
     let scene: Value = serde_json::from_str(&json).unwrap();
     assert!(!scene["joints"].as_array().unwrap().is_empty());
+}
+
+/// trajectory.csv records each body's sleep state and island, and the viewer's frames carry
+/// them: two separate two-box stacks are two islands, the ground in none; with sleeping
+/// on, the resting stacks are asleep by the end.
+#[test]
+fn recorded_runs_carry_sleep_and_islands_into_the_viewer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut scene = String::from(
+        "name = \"two-stacks\"\nsteps = 120\n[world]\nsleeping = true\n[record]\nevery = 10\n\
+         [[bodies]]\nname = \"ground\"\nkind = \"static\"\nshapes = [{ type = \"plane\" }]\n",
+    );
+    for (stack, x) in [("a", -3.0), ("b", 3.0)] {
+        for k in 0..2 {
+            scene.push_str(&format!(
+                "[[bodies]]\nname = \"{stack}{k}\"\nmass = 1.0\nposition = [{x}, 0.0, {}]\n\
+                 shapes = [{{ type = \"box\", half_extents = [0.5, 0.5, 0.5] }}]\n",
+                0.5 + k as f64
+            ));
+        }
+    }
+    let path = dir.path().join("two-stacks.toml");
+    std::fs::write(&path, scene).unwrap();
+    let run = run_scene(dir.path(), path.to_str().unwrap(), 120);
+    let (header, rows) = read_csv(&run.join("trajectory.csv"));
+    assert_eq!(&header[16..], ["asleep", "island"]);
+    let file = dir.path().join("two.html");
+    let (_, scene) = view_html(&run, &file);
+    let frames = scene["frames"].as_array().unwrap();
+    let first = &frames[1];
+    let islands: Vec<Value> = first["islands"].as_array().unwrap().clone();
+    // ground, a0, a1, b0, b1: the ground in no island, each stack one island.
+    assert_eq!(islands[0], Value::Null);
+    assert_eq!(islands[1], islands[2]);
+    assert_eq!(islands[3], islands[4]);
+    assert_ne!(islands[1], islands[3]);
+    assert!(islands[1].is_u64() && islands[3].is_u64());
+    assert_eq!(first["sleeping"][1], false);
+    let last = frames.last().unwrap();
+    for b in 1..5 {
+        assert_eq!(
+            last["sleeping"][b], true,
+            "body {b} at the end: {}",
+            last["sleeping"]
+        );
+    }
+    // The CSV and the frames agree row for row at the last step.
+    let last_rows: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == "120").collect();
+    assert_eq!(last_rows.len(), 5);
+    assert!(last_rows[1..].iter().all(|r| r[16] == "1"));
+    assert_eq!(last_rows[0][17], "");
+
+    // A sleep flag that is not 0 or 1 is refused with the line.
+    let text = std::fs::read_to_string(run.join("trajectory.csv")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let last = lines.len() - 1;
+    let mut fields: Vec<String> = lines[last].split(',').map(str::to_string).collect();
+    fields[16] = "yes".into();
+    lines[last] = fields.join(",");
+    std::fs::write(run.join("trajectory.csv"), lines.join("\n") + "\n").unwrap();
+    let result = output(stiction().arg("view").arg(&run).arg("--html").arg(&file));
+    let (_, stderr) = texts(&result);
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("line {}: asleep is `yes`, not 0 or 1", last + 1)),
+        "{stderr}"
+    );
 }

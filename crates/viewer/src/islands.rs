@@ -1,9 +1,21 @@
 //! Islands for the viewer: dynamic bodies connected by the last step's contacts and by
 //! joints, numbered in order of their first body.
 
-use stiction::{BodyKind, World};
+use stiction::{BodyHandle, BodyKind, World};
 
 use crate::scene::BodyIndex;
+
+/// The island of each of `bodies`, numbered as the viewer's frames number them (from 0 in
+/// order of each island's lowest body slot; `None` for a body in no island): what a run
+/// directory records per body so that its playback can colour islands.
+pub fn body_islands(world: &World, bodies: &[BodyHandle]) -> Vec<Option<u32>> {
+    let index = BodyIndex::new(world);
+    let all = islands(world, &index);
+    bodies
+        .iter()
+        .map(|&h| index.of(h).and_then(|i| all[i]))
+        .collect()
+}
 
 /// The island of each body (`None` for bodies in no contact or joint with another dynamic
 /// body or the world, and for static and kinematic bodies), numbered from 0 in order of

@@ -40,6 +40,7 @@ mod server;
 mod shapes;
 
 pub use html::{html_page, write_html, BUNDLE};
+pub use islands::body_islands;
 pub use live::{
     Control, LiveFrame, LiveSource, LiveStats, Pacing, SolverName, WorldSource, MAX_SPEED,
 };

@@ -26,10 +26,11 @@ pub const SCENE_FILE: &str = "scene.json";
 pub const SUMMARY_FILE: &str = "summary.json";
 
 /// Columns of trajectory.csv: centre-of-mass position (m), orientation quaternion, linear
-/// (m/s) and angular (rad/s) velocity, world frame.
+/// (m/s) and angular (rad/s) velocity, world frame; whether the body sleeps (0 or 1) and
+/// its island (a number from 0, empty for none; `stiction_viewer::body_islands`).
 pub const TRAJECTORY_COLUMNS: &[&str] = &[
     "step", "time", "body", "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy",
-    "wz",
+    "wz", "asleep", "island",
 ];
 
 /// Columns of stats.csv.
@@ -172,14 +173,18 @@ impl Recorder {
         let world: &World = &scene.world;
         let time = world.time();
         if let Some(out) = &mut self.trajectory {
-            for body in &scene.bodies {
+            let handles: Vec<_> = scene.bodies.iter().map(|b| b.handle).collect();
+            let islands = stiction_viewer::body_islands(world, &handles);
+            for (body, island) in scene.bodies.iter().zip(islands) {
                 let Ok(b) = world.body(body.handle) else {
                     continue;
                 };
                 let q = b.orientation();
+                let asleep = u8::from(world.is_sleeping(body.handle).unwrap_or(false));
+                let island = island.map_or(String::new(), |i| i.to_string());
                 writeln!(
                     out,
-                    "{step},{time},{},{},{},{},{},{},{},{}",
+                    "{step},{time},{},{},{},{},{},{},{},{},{asleep},{island}",
                     body.name,
                     vector(b.position()),
                     q.w,
