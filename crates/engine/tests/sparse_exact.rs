@@ -10,9 +10,10 @@
 //!   compared frictionless, and with friction only certified (residual, no fallback).
 //! - Determinism: two copies of a pyramid on the sparse path stay bit-identical.
 //! - S1 (pyramid, N = 20, one island of about 7000 rows): the exact stepper runs its first
-//!   second with no fallback; over the full 600 steps (`#[ignore]`d) at most two steps
-//!   reach the semismooth Newton phase's work budget and fall back (one at the time of
-//!   writing, where the unbounded iteration took 6 s):
+//!   90 steps with no fallback, step 77 included (warm-started from step 76's sets the
+//!   semismooth Newton phase reaches its work budget; the retry from sets read off the
+//!   warm forces certifies); over the full 600 steps (`#[ignore]`d) none falls back (at the
+//!   time of writing: worst residual 7.6e-14):
 //!
 //! ```text
 //! cargo test --release -p stiction --test sparse_exact -- --ignored --nocapture
@@ -379,15 +380,16 @@ fn s2_exact(side: usize, layers: usize, steps: usize) {
 }
 
 #[test]
-fn s1_pyramid_20_stands_with_the_exact_stepper_for_a_second() {
-    // 60 steps: the pyramid takes its load in the first few, then rests.
-    s1_exact(60, 0.005, 0);
+fn s1_pyramid_20_stands_with_the_exact_stepper_for_90_steps() {
+    // The pyramid takes its load in the first few steps, then rests; step 77 fell back
+    // before the solver retried a failed warm start from cold sets.
+    s1_exact(90, 0.005, 0);
 }
 
 #[test]
 #[ignore = "full-size S1 exact (600 steps): cargo test --release -- --ignored"]
 fn s1_full_exact() {
-    s1_exact(600, 0.05, 2);
+    s1_exact(600, 0.005, 0);
 }
 
 #[test]

@@ -178,7 +178,12 @@ impl SparseExactSolver {
 
     /// Solves one island, starting from the rows' warm forces and index sets; `cache` is
     /// the step's per-slot accumulator (all zero, and left so).
-    pub(crate) fn solve(&mut self, island: &SparseIsland, cache: &mut [Pair]) -> SparseOutcome {
+    pub(crate) fn solve(
+        &mut self,
+        island: &SparseIsland,
+        cache: &mut [Pair],
+        warm_sets: bool,
+    ) -> SparseOutcome {
         let SparseIsland {
             rows,
             mass,
@@ -200,6 +205,8 @@ impl SparseExactSolver {
         let n = range.len();
         let (lo, hi) = (&rows.lo[range.clone()], &rows.hi[range.clone()]);
         let warm = &rows.warm_state[range.clone()];
+        // Without `warm_sets` every row reads its set off its warm force.
+        let warm_set = |i: usize| if warm_sets { warm[i] } else { None };
         self.x.clear();
         self.x.extend_from_slice(&rows.warm_lambda[range.clone()]);
         self.state.clear();
@@ -210,7 +217,7 @@ impl SparseExactSolver {
                 IndexState::Clamped
             } else {
                 // Without last step's set, read one off the warm force.
-                warm[i].unwrap_or_else(|| {
+                warm_set(i).unwrap_or_else(|| {
                     let (l, h) = bounds(lo, hi, findex, x, i);
                     if x[i] <= l {
                         IndexState::AtLower
@@ -240,7 +247,7 @@ impl SparseExactSolver {
             v.clear();
             v.resize(n, 0.0);
         }
-        let warm_started = warm.iter().all(Option::is_some);
+        let warm_started = warm_sets && warm.iter().all(Option::is_some);
         self.effort = (MAX_REFINEMENTS, GMRES_CYCLES);
         let mut op = SparseOperator::new(rows, mass, range.clone(), regularization, bodies, cache);
         let (status, iterations) = self.iterate(island, &mut op);
