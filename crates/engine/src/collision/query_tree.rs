@@ -300,6 +300,17 @@ struct QuadNode {
     child: [u32; 4],
 }
 
+impl QuadNode {
+    /// The lanes holding a leaf or no child, as a bit mask (the `LEAF` bit is the top one).
+    #[inline]
+    fn leaf_lanes(&self) -> u32 {
+        self.child
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (lane, &child)| bits | ((child >> 31) << lane))
+    }
+}
+
 /// The largest `f32` at most `x` (`x` finite and within `f32`'s range).
 fn f32_down(x: f64) -> f32 {
     let y = x as f32;
@@ -362,41 +373,53 @@ impl RayTree {
                 maxs: [[f32::NAN; 4]; 3],
                 child: [NONE; 4],
             };
-            let mut lane = 0;
             let place = |quad: &mut QuadNode, from: &WideNode, from_lane: usize, to_lane: usize| {
                 for axis in 0..3 {
                     quad.mins[axis][to_lane] = f32_down(from.mins[axis][from_lane] - pad);
                     quad.maxs[axis][to_lane] = f32_up(from.maxs[axis][from_lane] + pad);
                 }
             };
-            let node = self.nodes[binary];
+            // The binary node's children, then repeatedly the inner one of largest
+            // surface replaced by its own children, until four: fewer, fuller levels.
+            let mut gathered = [(0usize, 0usize); 4];
+            let mut count = 0;
+            for side in 0..2 {
+                if self.nodes[binary].child[side] != NONE {
+                    gathered[count] = (binary, side);
+                    count += 1;
+                }
+            }
+            while count < 4 {
+                let surface = |&(node, lane): &(usize, usize)| {
+                    let node = &self.nodes[node];
+                    let d = [0, 1, 2].map(|axis| node.maxs[axis][lane] - node.mins[axis][lane]);
+                    d[0] * d[1] + d[1] * d[2] + d[2] * d[0]
+                };
+                let widest = (0..count)
+                    .filter(|&k| self.nodes[gathered[k].0].child[gathered[k].1] & LEAF == 0)
+                    .max_by(|&j, &k| surface(&gathered[j]).total_cmp(&surface(&gathered[k])));
+                let Some(k) = widest else {
+                    break;
+                };
+                let (node, lane) = gathered[k];
+                let inner = self.nodes[node].child[lane] as usize;
+                gathered[k] = (inner, 0);
+                if self.nodes[inner].child[1] != NONE {
+                    gathered[count] = (inner, 1);
+                    count += 1;
+                }
+            }
             let mut grandchildren = [(0usize, 0usize); 4];
             let mut deeper = 0;
-            for side in 0..2 {
-                let child = node.child[side];
-                if child == NONE {
-                    continue;
-                }
+            for (lane, &(from, from_lane)) in gathered[..count].iter().enumerate() {
+                let node = self.nodes[from];
+                place(&mut quad, &node, from_lane, lane);
+                let child = node.child[from_lane];
                 if child & LEAF != 0 {
-                    place(&mut quad, &node, side, lane);
                     quad.child[lane] = child;
-                    lane += 1;
-                    continue;
-                }
-                let inner = self.nodes[child as usize];
-                for inner_side in 0..2 {
-                    let grandchild = inner.child[inner_side];
-                    if grandchild == NONE {
-                        continue;
-                    }
-                    place(&mut quad, &inner, inner_side, lane);
-                    if grandchild & LEAF != 0 {
-                        quad.child[lane] = grandchild;
-                    } else {
-                        grandchildren[deeper] = (grandchild as usize, lane);
-                        deeper += 1;
-                    }
-                    lane += 1;
+                } else {
+                    grandchildren[deeper] = (child as usize, lane);
+                    deeper += 1;
                 }
             }
             self.quads.push(quad);
@@ -566,62 +589,79 @@ impl RayTree {
         let Some(root) = self.quads.first() else {
             return limit;
         };
-        // Up to three children deferred per level, over at most STACK / 2 + 1 levels.
-        let mut stack = [(0u32, 0.0f32); 2 * STACK];
+        // Up to three children deferred per level, over at most STACK / 2 + 1 levels; each
+        // as its entry time's bits above its index, so integer order is nearest first.
+        let mut stack = [0u64; 2 * STACK];
         let mut depth = 0usize;
         let mut node = root;
+        let mut limit32 = f32_up(limit);
         loop {
-            let (entries, mask) = ray.quad_entries(node, f32_up(limit));
-            // The entered children, nearest first (insertion into at most four).
-            let mut order = [0usize; 4];
-            let mut count = 0;
-            for lane in 0..4 {
-                if mask & (1 << lane) == 0 {
-                    continue;
-                }
-                let mut at = count;
-                while at > 0 && entries[order[at - 1]] > entries[lane] {
-                    order[at] = order[at - 1];
-                    at -= 1;
-                }
-                order[at] = lane;
-                count += 1;
-            }
-            let mut inner = [(0u32, 0.0f32); 4];
-            let mut inner_count = 0;
-            for &lane in &order[..count] {
-                let entry = entries[lane];
-                if f64::from(entry) > limit {
-                    break;
-                }
-                let child = node.child[lane];
-                if child & LEAF != 0 {
-                    if let Some(toi) = leaf(child & !LEAF, limit) {
-                        limit = limit.min(toi);
+            let (entries, mask) = ray.quad_entries(node, limit32);
+            let leaves = node.leaf_lanes();
+            // Leaves first, in lane order: which leaves are tested does not depend on the
+            // order, only on the limit, and a hit here prunes this node's inner children.
+            let mut leaf_mask = mask & leaves;
+            while leaf_mask != 0 {
+                let lane = leaf_mask.trailing_zeros() as usize;
+                leaf_mask &= leaf_mask - 1;
+                if f64::from(entries[lane]) <= limit {
+                    if let Some(toi) = leaf(node.child[lane] & !LEAF, limit) {
+                        if toi < limit {
+                            limit = toi;
+                            limit32 = f32_up(limit);
+                        }
                     }
-                } else {
-                    inner[inner_count] = (child, entry);
-                    inner_count += 1;
                 }
             }
-            node = if inner_count > 0 {
-                for &deferred in inner[1..inner_count].iter().rev() {
+            let mut inner = mask & !leaves;
+            let key = |lane: usize| {
+                (u64::from(entries[lane].to_bits() & 0x7fff_ffff) << 32)
+                    | u64::from(node.child[lane])
+            };
+            let next = if inner.is_power_of_two() {
+                // One inner child entered: no ordering to do.
+                Some(key(inner.trailing_zeros() as usize))
+            } else if inner != 0 {
+                let mut keys = [u64::MAX; 4];
+                let mut count = 0;
+                while inner != 0 {
+                    keys[count] = key(inner.trailing_zeros() as usize);
+                    inner &= inner - 1;
+                    count += 1;
+                }
+                // A sorting network: branch-free min/max pairs (the order is data-random).
+                let mut swap = |i: usize, j: usize| {
+                    let (a, b) = (keys[i], keys[j]);
+                    keys[i] = a.min(b);
+                    keys[j] = a.max(b);
+                };
+                swap(0, 1);
+                swap(2, 3);
+                swap(0, 2);
+                swap(1, 3);
+                swap(1, 2);
+                for &deferred in keys[1..count].iter().rev() {
                     stack[depth] = deferred;
                     depth += 1;
                 }
-                &self.quads[inner[0].0 as usize]
+                Some(keys[0])
             } else {
-                loop {
+                None
+            };
+            let next = match next {
+                Some(key) if f64::from(f32::from_bits((key >> 32) as u32)) <= limit => key,
+                _ => loop {
                     if depth == 0 {
                         return limit;
                     }
                     depth -= 1;
-                    let (child, entry) = stack[depth];
-                    if f64::from(entry) <= limit {
-                        break &self.quads[child as usize];
+                    let key = stack[depth];
+                    if f64::from(f32::from_bits((key >> 32) as u32)) <= limit {
+                        break key;
                     }
-                }
+                },
             };
+            node = &self.quads[next as u32 as usize];
         }
     }
 
