@@ -15,6 +15,13 @@
 //! - keeps the entry time of every deferred node, so a node is dropped when popped if a
 //!   hit found meanwhile is nearer.
 //!
+//! Rays descend first a second copy of the same tree in single precision with up to
+//! [`LANES`] children a node (its boxes padded for rounding): each node gathers the top of
+//! a binary subtree, expanding the inner child of largest surface until it is full, so a
+//! ray over S2 visits about 7 nodes (12 with four children, 24 pairs). A node's entered
+//! leaves are tested first and its entered inner children ordered by a sorting network,
+//! since which child comes first is data-random and mispredicted branches dominate.
+//!
 //! docs/performance.md#ray-queries has the figures.
 
 use crate::handles::{BodyHandle, ColliderHandle};
@@ -31,6 +38,12 @@ const LEAF: u32 = 1 << 31;
 const NONE: u32 = u32::MAX;
 /// Deferred nodes a descent can hold; deeper trees are left to parry's search.
 const STACK: usize = 64;
+/// Children of a node of the single-precision copy (a multiple of four: one SSE test
+/// per four).
+const LANES: usize = 8;
+/// Deferred nodes a descent of the single-precision copy can hold; deeper copies are not
+/// used.
+const FAN_STACK: usize = 128;
 
 /// A node of the copy: the boxes of its two children (lane 0 the left child, lane 1 the
 /// right), stored axis by axis, and what each child is.
@@ -80,18 +93,18 @@ pub(super) struct RayTree {
     /// Whether the copy matches the tree it was made from (else rays use parry's search).
     usable: bool,
     /// The same tree with two levels merged into each node, in single precision, when
-    /// the boxes' coordinates allow it (`quad_reach > 0`): what rays descend first.
-    quads: Vec<QuadNode>,
+    /// the boxes' coordinates allow it (`fan_reach > 0`): what rays descend first.
+    fans: Vec<FanNode>,
     /// Rays whose origin lies within this distance (m, per axis) of the world origin may
-    /// use `quads` (0: none may); the boxes are padded for rounding at that range.
-    quad_reach: f64,
+    /// use `fans` (0: none may); the boxes are padded for rounding at that range.
+    fan_reach: f64,
     /// Per collider slot, its record for rays that need no filtering, if its shape is one
     /// of [`DirectShape`]'s.
     direct: Vec<Option<DirectLeaf>>,
     /// Scratch of the copy: each visited node's child index and its leaf slot, if a leaf.
     visits: Vec<(u32, bool, Option<u32>)>,
     pending: Vec<(usize, usize)>,
-    quad_pending: Vec<(usize, usize, usize)>,
+    fan_pending: Vec<(usize, usize, usize, usize)>,
     depths: Vec<usize>,
 }
 
@@ -190,51 +203,54 @@ impl SlabRay {
         }
     }
 
-    /// The times the ray enters the (padded) boxes of `node`'s four children, and a bit
+    /// The times the ray enters the (padded) boxes of `node`'s children, and a bit
     /// mask of the children it enters at or before `limit`. Missing children have NaN
     /// boxes, which no comparison passes.
     #[cfg(target_arch = "x86_64")]
     #[inline]
-    fn quad_entries(&self, node: &QuadNode, limit: f32) -> ([f32; 4], u32) {
+    fn fan_entries(&self, node: &FanNode, limit: f32) -> ([f32; LANES], u32) {
         use std::arch::x86_64::{
             _mm_cmple_ps, _mm_load_ps, _mm_max_ps, _mm_min_ps, _mm_movemask_ps, _mm_mul_ps,
             _mm_set1_ps, _mm_setzero_ps, _mm_storeu_ps, _mm_sub_ps,
         };
-        // SAFETY: SSE is part of the x86-64 baseline; `QuadNode` is 64-byte aligned, so
-        // its `[f32; 4]` rows (16 bytes each from the start) are 16-byte aligned.
+        let mut out = [0.0f32; LANES];
+        let mut mask = 0;
+        // SAFETY: SSE is part of the x86-64 baseline; `FanNode` is 64-byte aligned and
+        // its rows are `4 * LANES` bytes long, so every four-lane group is 16-byte aligned.
         unsafe {
-            let mut enter = _mm_setzero_ps();
-            let mut leave = _mm_set1_ps(limit);
-            for axis in 0..3 {
-                let origin = _mm_set1_ps(self.origin32[axis]);
-                let inverse = _mm_set1_ps(self.inverse32[axis]);
-                let a = _mm_mul_ps(
-                    _mm_sub_ps(_mm_load_ps(node.mins[axis].as_ptr()), origin),
-                    inverse,
-                );
-                let b = _mm_mul_ps(
-                    _mm_sub_ps(_mm_load_ps(node.maxs[axis].as_ptr()), origin),
-                    inverse,
-                );
-                // Operand order keeps a NaN lane NaN (the second operand is returned).
-                enter = _mm_max_ps(enter, _mm_min_ps(a, b));
-                leave = _mm_min_ps(leave, _mm_max_ps(a, b));
+            for group in (0..LANES).step_by(4) {
+                let mut enter = _mm_setzero_ps();
+                let mut leave = _mm_set1_ps(limit);
+                for axis in 0..3 {
+                    let origin = _mm_set1_ps(self.origin32[axis]);
+                    let inverse = _mm_set1_ps(self.inverse32[axis]);
+                    let a = _mm_mul_ps(
+                        _mm_sub_ps(_mm_load_ps(node.mins[axis][group..].as_ptr()), origin),
+                        inverse,
+                    );
+                    let b = _mm_mul_ps(
+                        _mm_sub_ps(_mm_load_ps(node.maxs[axis][group..].as_ptr()), origin),
+                        inverse,
+                    );
+                    // Operand order keeps a NaN lane NaN (the second operand is returned).
+                    enter = _mm_max_ps(enter, _mm_min_ps(a, b));
+                    leave = _mm_min_ps(leave, _mm_max_ps(a, b));
+                }
+                mask |= (_mm_movemask_ps(_mm_cmple_ps(enter, leave)) as u32) << group;
+                _mm_storeu_ps(out[group..].as_mut_ptr(), enter);
             }
-            let mask = _mm_movemask_ps(_mm_cmple_ps(enter, leave)) as u32;
-            let mut out = [0.0f32; 4];
-            _mm_storeu_ps(out.as_mut_ptr(), enter);
-            (out, mask)
         }
+        (out, mask)
     }
 
-    /// The times the ray enters the boxes of `node`'s four children, and a bit mask of
+    /// The times the ray enters the boxes of `node`'s children, and a bit mask of
     /// the children it enters at or before `limit`.
     #[cfg(not(target_arch = "x86_64"))]
     #[inline]
-    fn quad_entries(&self, node: &QuadNode, limit: f32) -> ([f32; 4], u32) {
-        let mut out = [0.0f32; 4];
+    fn fan_entries(&self, node: &FanNode, limit: f32) -> ([f32; LANES], u32) {
+        let mut out = [0.0f32; LANES];
         let mut mask = 0;
-        for lane in 0..4 {
+        for lane in 0..LANES {
             let (mut enter, mut leave) = (0.0f32, limit);
             for axis in 0..3 {
                 let a = (node.mins[axis][lane] - self.origin32[axis]) * self.inverse32[axis];
@@ -288,16 +304,27 @@ pub(super) enum DirectShape {
     HalfSpace(Vec3),
 }
 
-/// A node of the single-precision copy: up to four children (two levels of the binary
-/// copy), their boxes stored axis by axis, rounded outwards and padded, so one four-lane
-/// slab test covers them.
+/// A node of the single-precision copy: up to [`LANES`] children (the top levels of a
+/// binary subtree), their boxes stored axis by axis, rounded outwards and padded, so
+/// one four-lane slab test covers four of them.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-struct QuadNode {
-    mins: [[f32; 4]; 3],
-    maxs: [[f32; 4]; 3],
-    /// A quad node's index, `LEAF | slot`, or `NONE`.
-    child: [u32; 4],
+struct FanNode {
+    mins: [[f32; LANES]; 3],
+    maxs: [[f32; LANES]; 3],
+    /// A fan node's index, `LEAF | slot`, or `NONE`.
+    child: [u32; LANES],
+}
+
+impl FanNode {
+    /// The lanes holding a leaf or no child, as a bit mask (the `LEAF` bit is the top one).
+    #[inline]
+    fn leaf_lanes(&self) -> u32 {
+        self.child
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (lane, &child)| bits | ((child >> 31) << lane))
+    }
 }
 
 /// The largest `f32` at most `x` (`x` finite and within `f32`'s range).
@@ -321,16 +348,16 @@ fn f32_up(x: f64) -> f32 {
 
 /// Relative padding of the single-precision boxes: far above `f32`'s rounding (6e-8)
 /// over the few operations of a slab test, so no box a ray enters is missed.
-const QUAD_PAD: f64 = 1.0e-5;
+const FAN_PAD: f64 = 1.0e-5;
 /// Rays may start this many times farther out than the farthest box coordinate.
-const QUAD_RAY_RANGE: f64 = 10.0;
+const FAN_RAY_RANGE: f64 = 10.0;
 
 impl RayTree {
-    /// Merges the binary copy two levels at a time into `quads`, if its coordinates are
+    /// Merges the binary copy into the [`LANES`]-child `fans`, if its coordinates are
     /// small enough for single precision.
-    fn build_quads(&mut self) {
-        self.quads.clear();
-        self.quad_reach = 0.0;
+    fn build_fans(&mut self) {
+        self.fans.clear();
+        self.fan_reach = 0.0;
         let mut extent = 1.0f64;
         for node in &self.nodes {
             for lane in 0..2 {
@@ -346,66 +373,83 @@ impl RayTree {
         if extent >= 1.0e30 || self.nodes.is_empty() {
             return;
         }
-        let pad = QUAD_PAD * extent;
-        // Each quad gathers the children of a binary node's children; `pending` holds
-        // (binary node, quad, quad lane) links still to make.
-        let mut pending = std::mem::take(&mut self.quad_pending);
+        let pad = FAN_PAD * extent;
+        // Each fan gathers the top of a binary subtree; `pending` holds (binary node, fan,
+        // fan lane, fan level) links still to make.
+        let mut pending = std::mem::take(&mut self.fan_pending);
         pending.clear();
-        pending.push((0, usize::MAX, 0));
-        while let Some((binary, parent, parent_lane)) = pending.pop() {
-            let index = self.quads.len();
+        pending.push((0, usize::MAX, 0, 0));
+        let mut deepest = 0;
+        while let Some((binary, parent, parent_lane, level)) = pending.pop() {
+            deepest = deepest.max(level);
+            let index = self.fans.len();
             if parent != usize::MAX {
-                self.quads[parent].child[parent_lane] = index as u32;
+                self.fans[parent].child[parent_lane] = index as u32;
             }
-            let mut quad = QuadNode {
-                mins: [[f32::NAN; 4]; 3],
-                maxs: [[f32::NAN; 4]; 3],
-                child: [NONE; 4],
+            let mut fan = FanNode {
+                mins: [[f32::NAN; LANES]; 3],
+                maxs: [[f32::NAN; LANES]; 3],
+                child: [NONE; LANES],
             };
-            let mut lane = 0;
-            let place = |quad: &mut QuadNode, from: &WideNode, from_lane: usize, to_lane: usize| {
+            let place = |fan: &mut FanNode, from: &WideNode, from_lane: usize, to_lane: usize| {
                 for axis in 0..3 {
-                    quad.mins[axis][to_lane] = f32_down(from.mins[axis][from_lane] - pad);
-                    quad.maxs[axis][to_lane] = f32_up(from.maxs[axis][from_lane] + pad);
+                    fan.mins[axis][to_lane] = f32_down(from.mins[axis][from_lane] - pad);
+                    fan.maxs[axis][to_lane] = f32_up(from.maxs[axis][from_lane] + pad);
                 }
             };
-            let node = self.nodes[binary];
-            let mut grandchildren = [(0usize, 0usize); 4];
-            let mut deeper = 0;
+            // The binary node's children, then repeatedly the inner one of largest
+            // surface replaced by its own children, until `LANES`: fewer, fuller levels.
+            let mut gathered = [(0usize, 0usize); LANES];
+            let mut count = 0;
             for side in 0..2 {
-                let child = node.child[side];
-                if child == NONE {
-                    continue;
-                }
-                if child & LEAF != 0 {
-                    place(&mut quad, &node, side, lane);
-                    quad.child[lane] = child;
-                    lane += 1;
-                    continue;
-                }
-                let inner = self.nodes[child as usize];
-                for inner_side in 0..2 {
-                    let grandchild = inner.child[inner_side];
-                    if grandchild == NONE {
-                        continue;
-                    }
-                    place(&mut quad, &inner, inner_side, lane);
-                    if grandchild & LEAF != 0 {
-                        quad.child[lane] = grandchild;
-                    } else {
-                        grandchildren[deeper] = (grandchild as usize, lane);
-                        deeper += 1;
-                    }
-                    lane += 1;
+                if self.nodes[binary].child[side] != NONE {
+                    gathered[count] = (binary, side);
+                    count += 1;
                 }
             }
-            self.quads.push(quad);
+            while count < LANES {
+                let surface = |&(node, lane): &(usize, usize)| {
+                    let node = &self.nodes[node];
+                    let d = [0, 1, 2].map(|axis| node.maxs[axis][lane] - node.mins[axis][lane]);
+                    d[0] * d[1] + d[1] * d[2] + d[2] * d[0]
+                };
+                let widest = (0..count)
+                    .filter(|&k| self.nodes[gathered[k].0].child[gathered[k].1] & LEAF == 0)
+                    .max_by(|&j, &k| surface(&gathered[j]).total_cmp(&surface(&gathered[k])));
+                let Some(k) = widest else {
+                    break;
+                };
+                let (node, lane) = gathered[k];
+                let inner = self.nodes[node].child[lane] as usize;
+                gathered[k] = (inner, 0);
+                if self.nodes[inner].child[1] != NONE {
+                    gathered[count] = (inner, 1);
+                    count += 1;
+                }
+            }
+            let mut grandchildren = [(0usize, 0usize); LANES];
+            let mut deeper = 0;
+            for (lane, &(from, from_lane)) in gathered[..count].iter().enumerate() {
+                let node = self.nodes[from];
+                place(&mut fan, &node, from_lane, lane);
+                let child = node.child[from_lane];
+                if child & LEAF != 0 {
+                    fan.child[lane] = child;
+                } else {
+                    grandchildren[deeper] = (child as usize, lane);
+                    deeper += 1;
+                }
+            }
+            self.fans.push(fan);
             for &(grandchild, lane) in grandchildren[..deeper].iter().rev() {
-                pending.push((grandchild, index, lane));
+                pending.push((grandchild, index, lane, level + 1));
             }
         }
-        self.quad_pending = pending;
-        self.quad_reach = QUAD_RAY_RANGE * extent;
+        self.fan_pending = pending;
+        // A descent defers at most `LANES - 1` children per level.
+        if (LANES - 1) * deepest <= FAN_STACK {
+            self.fan_reach = FAN_RAY_RANGE * extent;
+        }
     }
 
     /// Copies `tree`, whose leaves are keyed by collider slot, with each leaf's box
@@ -413,8 +457,8 @@ impl RayTree {
     /// refitted over them. Allocates only when the tree grew.
     pub(super) fn rebuild(&mut self, tree: &Bvh, leaf_box: impl Fn(u32) -> Aabb) {
         self.nodes.clear();
-        self.quads.clear();
-        self.quad_reach = 0.0;
+        self.fans.clear();
+        self.fan_reach = 0.0;
         self.usable = false;
         self.visits.clear();
         let visits = &mut self.visits;
@@ -440,7 +484,7 @@ impl RayTree {
             self.nodes.push(node);
             self.usable = slot & LEAF == 0;
             if self.usable {
-                self.build_quads();
+                self.build_fans();
             }
             return;
         }
@@ -503,7 +547,7 @@ impl RayTree {
         }
         self.usable = self.depth_fits();
         if self.usable {
-            self.build_quads();
+            self.build_fans();
         }
     }
 
@@ -549,79 +593,100 @@ impl RayTree {
         limit: f64,
         leaf: impl FnMut(u32, f64) -> Option<f64>,
     ) -> f64 {
-        if self.quad_reach > 0.0 && ray.reach <= self.quad_reach {
-            self.descend_quads(ray, limit, leaf)
+        if self.fan_reach > 0.0 && ray.reach <= self.fan_reach {
+            self.descend_fans(ray, limit, leaf)
         } else {
             self.descend_pairs(ray, limit, leaf)
         }
     }
 
-    /// [`Self::descend`] over the single-precision four-child nodes.
-    fn descend_quads(
+    /// [`Self::descend`] over the single-precision [`LANES`]-child nodes.
+    fn descend_fans(
         &self,
         ray: &SlabRay,
         mut limit: f64,
         mut leaf: impl FnMut(u32, f64) -> Option<f64>,
     ) -> f64 {
-        let Some(root) = self.quads.first() else {
+        let Some(root) = self.fans.first() else {
             return limit;
         };
-        // Up to three children deferred per level, over at most STACK / 2 + 1 levels.
-        let mut stack = [(0u32, 0.0f32); 2 * STACK];
+        // At most `LANES - 1` children deferred a level (`build_fans` checks the depth),
+        // each as its entry time's bits above its index: integer order is nearest first.
+        let mut stack = [0u64; FAN_STACK];
         let mut depth = 0usize;
         let mut node = root;
+        let mut limit32 = f32_up(limit);
         loop {
-            let (entries, mask) = ray.quad_entries(node, f32_up(limit));
-            // The entered children, nearest first (insertion into at most four).
-            let mut order = [0usize; 4];
-            let mut count = 0;
-            for lane in 0..4 {
-                if mask & (1 << lane) == 0 {
-                    continue;
-                }
-                let mut at = count;
-                while at > 0 && entries[order[at - 1]] > entries[lane] {
-                    order[at] = order[at - 1];
-                    at -= 1;
-                }
-                order[at] = lane;
-                count += 1;
-            }
-            let mut inner = [(0u32, 0.0f32); 4];
-            let mut inner_count = 0;
-            for &lane in &order[..count] {
-                let entry = entries[lane];
-                if f64::from(entry) > limit {
-                    break;
-                }
-                let child = node.child[lane];
-                if child & LEAF != 0 {
-                    if let Some(toi) = leaf(child & !LEAF, limit) {
-                        limit = limit.min(toi);
+            let (entries, mask) = ray.fan_entries(node, limit32);
+            let leaves = node.leaf_lanes();
+            // Leaves first, in lane order: which leaves are tested does not depend on the
+            // order, only on the limit, and a hit here prunes this node's inner children.
+            let mut leaf_mask = mask & leaves;
+            while leaf_mask != 0 {
+                let lane = leaf_mask.trailing_zeros() as usize;
+                leaf_mask &= leaf_mask - 1;
+                if f64::from(entries[lane]) <= limit {
+                    if let Some(toi) = leaf(node.child[lane] & !LEAF, limit) {
+                        if toi < limit {
+                            limit = toi;
+                            limit32 = f32_up(limit);
+                        }
                     }
-                } else {
-                    inner[inner_count] = (child, entry);
-                    inner_count += 1;
                 }
             }
-            node = if inner_count > 0 {
-                for &deferred in inner[1..inner_count].iter().rev() {
+            let mut inner = mask & !leaves;
+            let key = |lane: usize| {
+                (u64::from(entries[lane].to_bits() & 0x7fff_ffff) << 32)
+                    | u64::from(node.child[lane])
+            };
+            let next = if inner.is_power_of_two() {
+                // One inner child entered: no ordering to do.
+                Some(key(inner.trailing_zeros() as usize))
+            } else if inner != 0 {
+                let mut keys = [u64::MAX; LANES];
+                let mut count = 0;
+                while inner != 0 {
+                    keys[count] = key(inner.trailing_zeros() as usize);
+                    inner &= inner - 1;
+                    count += 1;
+                }
+                // A sorting network: branch-free min/max pairs (the order is data-random).
+                let mut swap = |i: usize, j: usize| {
+                    let (a, b) = (keys[i], keys[j]);
+                    keys[i] = a.min(b);
+                    keys[j] = a.max(b);
+                };
+                if count <= 4 {
+                    swap(0, 1);
+                    swap(2, 3);
+                    swap(0, 2);
+                    swap(1, 3);
+                    swap(1, 2);
+                } else {
+                    keys[..count].sort_unstable();
+                }
+                for &deferred in keys[1..count].iter().rev() {
                     stack[depth] = deferred;
                     depth += 1;
                 }
-                &self.quads[inner[0].0 as usize]
+                Some(keys[0])
             } else {
-                loop {
+                None
+            };
+            let next = match next {
+                Some(key) if f64::from(f32::from_bits((key >> 32) as u32)) <= limit => key,
+                _ => loop {
                     if depth == 0 {
                         return limit;
                     }
                     depth -= 1;
-                    let (child, entry) = stack[depth];
-                    if f64::from(entry) <= limit {
-                        break &self.quads[child as usize];
+                    let key = stack[depth];
+                    if f64::from(f32::from_bits((key >> 32) as u32)) <= limit {
+                        break key;
                     }
-                }
+                },
             };
+            node = &self.fans[next as u32 as usize];
         }
     }
 
@@ -745,23 +810,23 @@ mod tests {
                     .map(|&i| ray.entry(aabbs[i as usize].mins, aabbs[i as usize].maxs, 30.0))
                     .fold(30.0f64, f64::min);
                 // Both layouts: the double-precision pairs find exactly the entered boxes;
-                // the padded single-precision quads find them and perhaps some within the
+                // the padded single-precision fans find them and perhaps some within the
                 // padding, never farther.
-                assert!(n == 0 || copy.quad_reach > 0.0, "quads built");
-                let pad = 2.0 * QUAD_PAD * 10.0;
-                for quads in [false, true] {
+                assert!(n == 0 || copy.fan_reach > 0.0, "fans built");
+                let pad = 2.0 * FAN_PAD * 10.0;
+                for fans in [false, true] {
                     let mut found = Vec::new();
                     let visit = |slot, _| {
                         found.push(slot);
                         None
                     };
-                    if quads {
-                        copy.descend_quads(&ray, 30.0, visit);
+                    if fans {
+                        copy.descend_fans(&ray, 30.0, visit);
                     } else {
                         copy.descend_pairs(&ray, 30.0, visit);
                     }
                     found.sort_unstable();
-                    if quads {
+                    if fans {
                         assert!(expected.iter().all(|i| found.contains(i)));
                         for &i in &found {
                             let b = aabbs[i as usize].loosened(pad);
@@ -775,8 +840,8 @@ mod tests {
                         let b = &aabbs[slot as usize];
                         Some(ray.entry(b.mins, b.maxs, 30.0)).filter(|&t| t < f64::MAX)
                     };
-                    let best = if quads {
-                        copy.descend_quads(&ray, 30.0, exact)
+                    let best = if fans {
+                        copy.descend_fans(&ray, 30.0, exact)
                     } else {
                         copy.descend_pairs(&ray, 30.0, exact)
                     };
@@ -791,5 +856,113 @@ mod tests {
         copy.rebuild(&tree, |slot| aabbs[slot as usize]);
         assert!(copy.usable());
         assert_eq!(copy.nodes.len(), 99);
+    }
+
+    /// A copy of `n` random boxes built by insertion, as the broad phase builds its tree.
+    fn inserted(aabbs: &[Aabb]) -> RayTree {
+        let mut tree = Bvh::new();
+        let mut workspace = Default::default();
+        for (i, aabb) in aabbs.iter().enumerate() {
+            tree.insert_or_update_partially(aabb.loosened(0.1), i as u32, 0.05);
+        }
+        tree.refit(&mut workspace);
+        let mut copy = RayTree::default();
+        copy.rebuild(&tree, |slot| aabbs[slot as usize]);
+        copy
+    }
+
+    /// Every leaf sits in exactly one fan lane, under a box that contains its own; a fan
+    /// with a free lane holds only leaves (inner children are expanded until full).
+    #[test]
+    fn the_fans_hold_every_leaf_once_in_full_nodes() {
+        for (n, seed) in [(1, 11), (2, 12), (9, 13), (400, 14), (1000, 15)] {
+            let aabbs = boxes(n, seed);
+            let copy = inserted(&aabbs);
+            assert!(copy.fan_reach > 0.0, "{n} leaves: fans built");
+            let mut seen = vec![0; n];
+            // Each lane's box, as parent boxes for the check one level down.
+            let mut parent: Vec<Option<(Vec3, Vec3)>> = vec![None; copy.fans.len()];
+            for (index, fan) in copy.fans.iter().enumerate() {
+                let used = fan.child.iter().filter(|&&c| c != NONE).count();
+                assert!(used >= 1);
+                if used < LANES {
+                    assert!(fan.child.iter().all(|&c| c == NONE || c & LEAF != 0));
+                }
+                for lane in 0..LANES {
+                    let child = fan.child[lane];
+                    if child == NONE {
+                        continue;
+                    }
+                    let mins = Vec3::from_array([0, 1, 2].map(|a| f64::from(fan.mins[a][lane])));
+                    let maxs = Vec3::from_array([0, 1, 2].map(|a| f64::from(fan.maxs[a][lane])));
+                    if let Some((outer_mins, outer_maxs)) = parent[index] {
+                        assert!(outer_mins.cmple(mins).all() && maxs.cmple(outer_maxs).all());
+                    }
+                    if child & LEAF != 0 {
+                        let b = &aabbs[(child & !LEAF) as usize];
+                        assert!(mins.cmplt(b.mins).all() && b.maxs.cmplt(maxs).all());
+                        seen[(child & !LEAF) as usize] += 1;
+                    } else {
+                        assert!(child as usize > index, "children follow their parents");
+                        parent[child as usize] = Some((mins, maxs));
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&k| k == 1), "{n} leaves each seen once");
+        }
+    }
+
+    /// Rays along the axes and diagonals, some starting inside boxes, find through the
+    /// fans every box a test of every box finds, and the nearest entry exactly.
+    #[test]
+    fn the_fans_find_the_boxes_of_axis_parallel_rays() {
+        let aabbs = boxes(300, 21);
+        let copy = inserted(&aabbs);
+        assert!(copy.fan_reach > 0.0);
+        let mut rng = SplitMix64::new(22);
+        let directions = [
+            Vec3::X,
+            Vec3::NEG_X,
+            Vec3::Y,
+            Vec3::NEG_Y,
+            Vec3::Z,
+            Vec3::NEG_Z,
+            Vec3::new(1.0, 1.0, 0.0).normalize(),
+            Vec3::new(0.0, -1.0, 1.0).normalize(),
+        ];
+        let mut hits = 0;
+        for _ in 0..400 {
+            let origin = Vec3::new(
+                rng.range(-6.0, 6.0),
+                rng.range(-6.0, 6.0),
+                rng.range(-1.0, 6.0),
+            );
+            for dir in directions {
+                let ray = SlabRay::new(origin, dir);
+                let entered: Vec<u32> = (0..aabbs.len() as u32)
+                    .filter(|&i| {
+                        let b = &aabbs[i as usize];
+                        ray.entry(b.mins, b.maxs, 30.0) < f64::MAX
+                    })
+                    .collect();
+                let mut found = Vec::new();
+                copy.descend_fans(&ray, 30.0, |slot, _| {
+                    found.push(slot);
+                    None
+                });
+                assert!(entered.iter().all(|i| found.contains(i)));
+                hits += entered.len();
+                let nearest = entered
+                    .iter()
+                    .map(|&i| ray.entry(aabbs[i as usize].mins, aabbs[i as usize].maxs, 30.0))
+                    .fold(30.0f64, f64::min);
+                let best = copy.descend_fans(&ray, 30.0, |slot, _| {
+                    let b = &aabbs[slot as usize];
+                    Some(ray.entry(b.mins, b.maxs, 30.0)).filter(|&t| t < f64::MAX)
+                });
+                assert_eq!(best, nearest);
+            }
+        }
+        assert!(hits > 1000, "the rays meet boxes ({hits})");
     }
 }
