@@ -14,13 +14,16 @@
 //      `stiction view RUN --html`; the time from navigation start to the page's first
 //      rendered frame (`window.stictionViewer.firstFrameAt`), median of 5 loads.
 //
-// Headless Chromium renders WebGL in software (SwiftShader), so the fps is a lower bound of
-// what a desktop GPU gives. Figures are written to OUT/bench.json and printed.
+// Before them, the ceiling the machine allows at the moment: the animation frames a second of
+// a bare page, and of a page that only clears a 1280 x 486 WebGL canvas each frame; and the
+// load average before and after. Headless Chromium renders WebGL in software (SwiftShader),
+// so the fps is a lower bound of what a desktop GPU gives. Figures are written to OUT/bench.json and printed.
 //
 //   STICTION_CHROMIUM, STICTION_BIN (the stiction command), STICTION_OUT
 
 import { execFileSync, spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -88,13 +91,50 @@ function timeRedraws(page, ms) {
   }), ms);
 }
 
+/** Animation frames a second over `ms` of a page that does nothing else, or (with `gl`)
+ * clears a canvas of the viewer's size on each. */
+function ceilingFps(page, gl, ms) {
+  return page.evaluate(([clear, span]) => new Promise((done) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 1280;
+    canvas.height = 486;
+    document.body.appendChild(canvas);
+    const context = clear ? canvas.getContext('webgl2', { antialias: false, alpha: false }) : null;
+    let frames = -1;
+    const started = performance.now();
+    const tick = (now) => {
+      frames += 1;
+      if (context) {
+        context.clearColor((frames % 2) * 0.5, 0.2, 0.3, 1);
+        context.clear(context.COLOR_BUFFER_BIT | context.DEPTH_BUFFER_BIT);
+      }
+      if (now - started < span) requestAnimationFrame(tick);
+      else done(frames / ((now - started) / 1000));
+    };
+    requestAnimationFrame(tick);
+  }), [gl, ms]);
+}
+
 async function main() {
   assert(CHROMIUM && BIN && OUT, 'run tests/browser/run.sh --bench (the environment is missing)');
   const results = { date: new Date().toISOString(), viewport: VIEWPORT };
   const browser = await launchChromium(chromium, CHROMIUM);
   results.chromium = browser.version();
+  results.load_average_before = loadavg();
   const context = await browser.newContext({ viewport: VIEWPORT });
   try {
+    // ---- 0. the ceiling ---------------------------------------------------------------------
+    {
+      const page = await context.newPage();
+      await page.setContent('<!doctype html><body style="margin:0"></body>');
+      const bare = await ceilingFps(page, false, 3000);
+      await page.setContent('<!doctype html><body style="margin:0"></body>');
+      const cleared = await ceilingFps(page, true, 3000);
+      results.ceiling = { bare_page_fps: bare, cleared_canvas_fps: cleared };
+      console.log(`bench: ceiling now: a bare page ${bare.toFixed(1)} fps, a cleared 1280 x 486 WebGL canvas ${cleared.toFixed(1)} fps (load average ${loadavg().map((l) => l.toFixed(2)).join(', ')})`);
+      await page.close();
+    }
+
     // ---- 1. S2 playback ------------------------------------------------------------------
     console.log('bench: running S2 (600 steps) and writing its page');
     const s2Run = join(OUT, 's2-run');
@@ -202,8 +242,9 @@ async function main() {
   } finally {
     await browser.close();
   }
+  results.load_average_after = loadavg();
   writeFileSync(join(OUT, 'bench.json'), `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`bench: figures in ${join(OUT, 'bench.json')}`);
+  console.log(`bench: figures in ${join(OUT, 'bench.json')} (load average before ${results.load_average_before.map((l) => l.toFixed(2)).join(", ")}, after ${results.load_average_after.map((l) => l.toFixed(2)).join(", ")})`);
 }
 
 main().catch((error) => {
