@@ -312,7 +312,9 @@ async function main() {
         worstMove = Math.max(worstMove, largestDifference([p1[b]], [p0[b]]));
       });
       assert(worstRef <= 1e-9, `the other boxes differ from the unpulled run by ${worstRef}`);
-      assert(worstMove < 1e-4, `the other boxes moved ${worstMove} m`);
+      // Resting boxes still settle by contact compliance (about 0.1 mm in the seconds a
+      // slow page lets pass); the unpulled run above is the exact check.
+      assert(worstMove < 1e-3, `the other boxes moved ${worstMove} m`);
       return `steps ${s0} to ${s1}: pull ${un.toFixed(3)} m, the held point moved ${dn.toFixed(3)} m (cosine with the pull ${cos.toFixed(3)}), the box's centre ${moved.toFixed(3)} m; others moved ${worstMove.toExponential(2)} m, ${worstRef.toExponential(2)} from the unpulled run`;
     });
 
