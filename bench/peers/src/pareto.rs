@@ -205,8 +205,8 @@ pub fn collapsed(scene: SceneId, error: f64) -> bool {
 
 /// Budget of one point: a run that falls this far behind is not a point of the curve.
 pub const POINT_BUDGET: Budget = Budget {
-    wall: Duration::from_secs(40),
-    slow_step: Duration::from_secs(2),
+    wall: Duration::from_secs(20),
+    slow_step: Duration::from_secs(1),
 };
 
 /// What a point's run returns, whoever ran it.
