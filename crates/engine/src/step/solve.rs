@@ -182,16 +182,7 @@ fn solve_sparse_exact(
         inverse_mass: &s.hot.inverse_mass,
         inverse_inertia: &s.hot.inverse_inertia,
     };
-    let mut outcome = s.sparse_exact.solve(&island, &mut s.hot.cache, true);
-    if !outcome.status.is_solved() && outcome.warm_started {
-        // Last step's sets can trap the iteration in a cycle that sets read off the warm
-        // forces avoid (S1's step 77 fell back after its work budget; from those sets it
-        // certifies). A pile that fails every step pays this second budget before its
-        // Gauss-Seidel fallback, which costs many times more.
-        let first = outcome.iterations;
-        outcome = s.sparse_exact.solve(&island, &mut s.hot.cache, false);
-        outcome.iterations += first;
-    }
+    let outcome = s.sparse_exact.solve(&island, &mut s.hot.cache);
     stats.pivots += outcome.iterations;
     let solved = outcome.status.is_solved();
     if solved {

@@ -177,8 +177,24 @@ impl SparseExactSolver {
     }
 
     /// Solves one island, starting from the rows' warm forces and index sets; `cache` is
-    /// the step's per-slot accumulator (all zero, and left so).
-    pub(crate) fn solve(
+    /// the step's per-slot accumulator (all zero, and left so). A warm-started solve that
+    /// fails is retried once with every row's set read off its warm force: last step's
+    /// sets can trap the iteration in a cycle those avoid (S1's step 77 fell back after
+    /// its work budget; from those sets it certifies). A pile that fails every step pays
+    /// this second budget before its Gauss-Seidel fallback, which costs many times more.
+    pub(crate) fn solve(&mut self, island: &SparseIsland, cache: &mut [Pair]) -> SparseOutcome {
+        let outcome = self.solve_from(island, cache, true);
+        if outcome.status.is_solved() || !outcome.warm_started {
+            return outcome;
+        }
+        let mut retried = self.solve_from(island, cache, false);
+        retried.iterations += outcome.iterations;
+        retried
+    }
+
+    /// [`Self::solve`] once: from last step's index sets if `warm_sets`, else from sets
+    /// read off the warm forces.
+    fn solve_from(
         &mut self,
         island: &SparseIsland,
         cache: &mut [Pair],
