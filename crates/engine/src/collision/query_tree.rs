@@ -784,14 +784,7 @@ mod tests {
     fn the_copy_finds_the_boxes_a_test_of_every_box_finds() {
         for (n, seed) in [(0, 1), (1, 2), (2, 3), (3, 4), (57, 5), (400, 6)] {
             let aabbs = boxes(n, seed);
-            let mut tree = Bvh::new();
-            let mut workspace = Default::default();
-            for (i, aabb) in aabbs.iter().enumerate() {
-                tree.insert_or_update_partially(aabb.loosened(0.1), i as u32, 0.05);
-            }
-            tree.refit(&mut workspace);
-            let mut copy = RayTree::default();
-            copy.rebuild(&tree, |slot| aabbs[slot as usize]);
+            let copy = inserted(&aabbs);
             assert!(copy.usable(), "{n} leaves copied");
             let mut rng = SplitMix64::new(seed + 100);
             for _ in 0..300 {
@@ -858,7 +851,8 @@ mod tests {
         assert_eq!(copy.nodes.len(), 99);
     }
 
-    /// A copy of `n` random boxes built by insertion, as the broad phase builds its tree.
+    /// The ray copy of a tree built from `aabbs` by insertion, as the broad phase builds its
+    /// tree.
     fn inserted(aabbs: &[Aabb]) -> RayTree {
         let mut tree = Bvh::new();
         let mut workspace = Default::default();
