@@ -86,8 +86,6 @@ pub struct Framebuffer {
     /// Camera depth per pixel (m); infinity where nothing was drawn.
     depth: Vec<f64>,
     view: View,
-    /// While drawing see-through shapes: their opacity (depth-tested, not depth-written).
-    opacity: Option<f64>,
 }
 
 impl Framebuffer {
@@ -99,7 +97,6 @@ impl Framebuffer {
             rgb: vec![0; width * height * 3],
             depth: vec![f64::INFINITY; width * height],
             view: View::new(camera, width, height),
-            opacity: None,
         };
         fb.clear();
         fb
@@ -128,6 +125,19 @@ impl Framebuffer {
         rotation: Quat,
         color_of: impl Fn(usize) -> Vec3,
     ) {
+        self.draw_with(mesh, position, rotation, color_of, None);
+    }
+
+    /// [`Self::draw`], opaque (`opacity` `None`: depth-tested and depth-written) or
+    /// blended with that opacity over what is drawn (depth-tested, not depth-written).
+    fn draw_with(
+        &mut self,
+        mesh: &Mesh,
+        position: Vec3,
+        rotation: Quat,
+        color_of: impl Fn(usize) -> Vec3,
+        opacity: Option<f64>,
+    ) {
         for (t, tri) in mesh.triangles.iter().enumerate() {
             let base = color_of(t);
             let corners = tri.map(|i| {
@@ -150,7 +160,7 @@ impl Framebuffer {
                     color: lambert(base, n),
                 }
             });
-            self.clip_and_fill(vertices);
+            self.clip_and_fill(vertices, opacity);
         }
     }
 
@@ -165,16 +175,15 @@ impl Framebuffer {
         color: Vec3,
         opacity: f64,
     ) {
-        self.opacity = Some(opacity.clamp(0.0, 1.0));
-        self.draw(mesh, position, rotation, |_| color);
-        self.opacity = None;
+        let opacity = Some(opacity.clamp(0.0, 1.0));
+        self.draw_with(mesh, position, rotation, |_| color, opacity);
     }
 
     /// Clips a triangle against the near plane and fills the (one or two) pieces.
-    fn clip_and_fill(&mut self, v: [Shaded; 3]) {
+    fn clip_and_fill(&mut self, v: [Shaded; 3], opacity: Option<f64>) {
         let inside = |s: &Shaded| s.camera.z >= NEAR;
         if v.iter().all(inside) {
-            self.fill(v);
+            self.fill(v, opacity);
             return;
         }
         if !v.iter().any(inside) {
@@ -195,12 +204,12 @@ impl Framebuffer {
             }
         }
         for k in 1..polygon.len().saturating_sub(1) {
-            self.fill([polygon[0], polygon[k], polygon[k + 1]]);
+            self.fill([polygon[0], polygon[k], polygon[k + 1]], opacity);
         }
     }
 
     /// Scan-converts a triangle in front of the near plane.
-    fn fill(&mut self, v: [Shaded; 3]) {
+    fn fill(&mut self, v: [Shaded; 3], opacity: Option<f64>) {
         let project = |s: &Shaded| {
             let z = s.camera.z;
             (
@@ -257,7 +266,7 @@ impl Framebuffer {
                     continue;
                 }
                 let mut color = (colors[0] * w0 + colors[1] * w1 + colors[2] * w2) * depth;
-                match self.opacity {
+                match opacity {
                     Some(a) => {
                         let under = &self.rgb[3 * i..3 * i + 3];
                         let under = Vec3::new(under[0] as f64, under[1] as f64, under[2] as f64);
