@@ -1,6 +1,6 @@
 //! Work-precision curves (`stiction-peers --pareto`): S1, S2 and S4 in every engine over its
 //! main accuracy knob, each point one whole run timed step by step (the median step, as the
-//! scene table) and scored by the scene's error figure ([`Quality::error`]), engines
+//! scene table) and scored by the scene's error figure ([`crate::quality::Quality::error`]), engines
 //! interleaved point by point. MuJoCo and PyBullet run through their Python packages
 //! (`python/peer_scenes.py`, one process per point). Prints the points, then for every
 //! peer point the fastest of this engine's points at the same or a smaller error, and
@@ -9,9 +9,9 @@
 use crate::measure::{self, Budget, Timing};
 use crate::ode;
 use crate::ours;
-use crate::quality::{self, Quality};
+use crate::quality;
 use crate::rapier_runs::{self, Settings as RapierSettings};
-use crate::report::{Kind, RunResult};
+use crate::report::{ms, Kind, RunResult};
 use crate::spec::SceneId;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -490,14 +490,6 @@ fn ms_cell(p: &Point) -> String {
     }
 }
 
-fn ms(v: f64) -> String {
-    if v < 1.0 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
 /// The markdown report of one scene: its points, then the comparison of every complete peer
 /// point with our fastest point at the same or a smaller error.
 pub fn markdown(scene: SceneId, points: &[Point], svg: Option<&str>) -> String {
@@ -681,33 +673,6 @@ pub fn svg_path(dir: &Path, scene: SceneId) -> PathBuf {
     ))
 }
 
-impl Quality {
-    /// The one error figure of a work-precision plot: S1 the top box's displacement, S2 the
-    /// deepest penetration (infinite once a sphere escaped), S4 the top box's displacement
-    /// (drift and sink together), S3 the joint separation, S5 the larger relative drift.
-    pub fn error(&self) -> f64 {
-        match *self {
-            Quality::TopBox { displacement } => displacement,
-            Quality::Pile {
-                max_penetration,
-                escaped,
-            } => {
-                if escaped > 0 {
-                    f64::INFINITY
-                } else {
-                    max_penetration
-                }
-            }
-            Quality::Chain { max_separation } => max_separation,
-            Quality::Stack {
-                drift,
-                height_error,
-            } => drift.hypot(height_error),
-            Quality::Spin { momentum, energy } => momentum.abs().max(energy.abs()),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,19 +722,5 @@ mod tests {
         assert!(collapsed(SceneId::S4, 19.0) && !collapsed(SceneId::S4, 0.9));
         assert!(collapsed(SceneId::S1, f64::NAN) && collapsed(SceneId::S2, f64::INFINITY));
         assert!(!collapsed(SceneId::S2, 0.3));
-    }
-
-    #[test]
-    fn stack_error_joins_drift_and_sink() {
-        let q = Quality::Stack {
-            drift: 0.003,
-            height_error: -0.004,
-        };
-        assert!((q.error() - 0.005).abs() < 1e-15);
-        let escaped = Quality::Pile {
-            max_penetration: 0.01,
-            escaped: 2,
-        };
-        assert!(escaped.error().is_infinite());
     }
 }

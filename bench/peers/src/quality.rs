@@ -41,6 +41,33 @@ pub enum Quality {
     },
 }
 
+impl Quality {
+    /// The one error figure of a work-precision plot: S1 the top box's displacement, S2 the
+    /// deepest penetration (infinite once a sphere escaped), S4 the top box's displacement
+    /// (drift and sink together), S3 the joint separation, S5 the larger relative drift.
+    pub fn error(&self) -> f64 {
+        match *self {
+            Quality::TopBox { displacement } => displacement,
+            Quality::Pile {
+                max_penetration,
+                escaped,
+            } => {
+                if escaped > 0 {
+                    f64::INFINITY
+                } else {
+                    max_penetration
+                }
+            }
+            Quality::Chain { max_separation } => max_separation,
+            Quality::Stack {
+                drift,
+                height_error,
+            } => drift.hypot(height_error),
+            Quality::Spin { momentum, energy } => momentum.abs().max(energy.abs()),
+        }
+    }
+}
+
 impl fmt::Display for Quality {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -262,5 +289,19 @@ mod tests {
         let (l2, e2) = rotational_invariants(r, inertia, w_world);
         assert!((norm(l2) - norm(l)).abs() < 1e-12 && (e2 - e).abs() < 1e-12);
         assert!((l2[0] + 4.0).abs() < 1e-12 && (l2[1] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn stack_error_joins_drift_and_sink() {
+        let q = Quality::Stack {
+            drift: 0.003,
+            height_error: -0.004,
+        };
+        assert!((q.error() - 0.005).abs() < 1e-15);
+        let escaped = Quality::Pile {
+            max_penetration: 0.01,
+            escaped: 2,
+        };
+        assert!(escaped.error().is_infinite());
     }
 }
