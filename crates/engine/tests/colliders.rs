@@ -408,6 +408,62 @@ fn contact_forces_balance_the_weight_per_point_and_per_body() {
     }
 }
 
+/// The velocity update and the reported contact forces agree: each body's change of
+/// linear momentum over a step is its weight's impulse plus its contact force's, with
+/// either stepper, in two separate tumbling piles (two islands) of tilted boxes.
+#[test]
+fn momentum_change_is_weight_plus_reported_contact_force() {
+    for solver in [Solver::iterative(), Solver::exact()] {
+        let mut world = world_with_ground();
+        let mut settings = world.settings().clone();
+        settings.solver = solver.clone();
+        world.set_settings(settings).unwrap();
+        let gravity = world.settings().gravity;
+        let mut bodies = Vec::new();
+        for pile in 0..2 {
+            for level in 0..4 {
+                let tilt = Quat::from_rotation_z(0.3 * level as f64)
+                    * Quat::from_rotation_x(0.1 * (level + pile) as f64);
+                let x = 5.0 * pile as f64 + 0.05 * level as f64;
+                let body = body_at(
+                    &mut world,
+                    Vec3::new(x, 0.0, 0.3 + 0.45 * level as f64),
+                    tilt,
+                );
+                let shape = ColliderBuilder::cuboid(Vec3::splat(0.2)).unwrap();
+                world.add_collider(shape, Some(body)).unwrap();
+                bodies.push(body);
+            }
+        }
+        let (mut checked, mut islands) = (0, 0);
+        for _ in 0..90 {
+            let before: Vec<Vec3> = bodies
+                .iter()
+                .map(|&b| world.body(b).unwrap().velocity().linear)
+                .collect();
+            world.step(H).unwrap();
+            islands = islands.max(world.step_stats().islands);
+            for (&b, v0) in bodies.iter().zip(&before) {
+                let v1 = world.body(b).unwrap().velocity().linear;
+                let force = world.contact_force(b).unwrap().force;
+                // Mass 1 kg: impulse equals change of velocity.
+                let expected = H * (gravity + force);
+                let error = ((v1 - *v0) - expected).length();
+                assert!(
+                    error < 1e-9 * (1.0 + H * force.length()),
+                    "{solver:?}: {error:e}"
+                );
+                checked += usize::from(force.length() > 1.0);
+            }
+        }
+        assert!(
+            checked > 200,
+            "{solver:?}: contacts carried weight in {checked} cases"
+        );
+        assert!(islands >= 2, "{solver:?}: {islands} islands");
+    }
+}
+
 #[test]
 fn removing_bodies_and_colliders_removes_their_contacts() {
     let mut world = world_with_ground();

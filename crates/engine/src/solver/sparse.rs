@@ -34,25 +34,22 @@ impl RowMass {
         inverse_mass: &[f64],
         inverse_inertia: &[Mat3],
     ) {
-        // Extends from zipped slices (exact length: no capacity check per row).
-        self.imj.clear();
-        self.imj
-            .extend(rows.jacobian.iter().zip(&rows.bodies).map(|(j, &[a, b])| {
-                let (a, b) = (a as usize, b as usize);
-                [
-                    j.linear_a * inverse_mass[a],
-                    inverse_inertia[a] * j.angular_a,
-                    j.linear_b * inverse_mass[b],
-                    inverse_inertia[b] * j.angular_b,
-                ]
-            }));
-        self.diagonal.clear();
-        self.diagonal.extend(
-            rows.jacobian
-                .iter()
-                .zip(&self.imj)
-                .map(|(j, imj)| dot4(j, imj)),
-        );
+        // One pass writing both arrays over zipped slices (no capacity check per row, and
+        // each Jacobian read once: S1's rows are 0.7 MB, beyond the level-2 cache).
+        let n = rows.len();
+        self.imj.resize(n, [Vec3::ZERO; 4]);
+        self.diagonal.resize(n, 0.0);
+        let outputs = self.imj.iter_mut().zip(self.diagonal.iter_mut());
+        for ((j, &[a, b]), (imj, diagonal)) in rows.jacobian.iter().zip(&rows.bodies).zip(outputs) {
+            let (a, b) = (a as usize, b as usize);
+            *imj = [
+                j.linear_a * inverse_mass[a],
+                inverse_inertia[a] * j.angular_a,
+                j.linear_b * inverse_mass[b],
+                inverse_inertia[b] * j.angular_b,
+            ];
+            *diagonal = dot4(j, imj);
+        }
     }
 }
 
@@ -366,6 +363,11 @@ impl<'a> SparseOperator<'a> {
     /// The largest diagonal entry: for a positive semi-definite `A` it bounds every entry.
     pub(crate) fn max_diagonal(&self) -> f64 {
         (0..self.len()).fold(0.0, |m, i| m.max(self.diagonal(i).abs()))
+    }
+
+    /// Body `slot`'s accumulated `M^-1 J^T x` (zero for a slot outside the island).
+    pub(crate) fn accumulated(&self, slot: u32) -> Pair {
+        self.cache[slot as usize]
     }
 
     /// Resets the island's accumulators to zero (so the cache is clean for the next user).

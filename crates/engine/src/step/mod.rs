@@ -21,7 +21,8 @@
 //!    (Gauss-Seidel on the sparse rows, projecting friction pairs on the Coulomb disk if
 //!    asked). Either stepper solves a large island of bilateral rows only (a joint chain
 //!    or tree) by one envelope factorisation ([`crate::solver::envelope`]) when that is cheaper.
-//! 5. **Velocities**: `u+ = u* + h M^-1 J^T lambda`.
+//! 5. **Velocities**: `u+ = u* + h M^-1 J^T lambda`, with `M^-1 J^T lambda` per body taken
+//!    from Gauss-Seidel's accumulators where an iterative solve kept them.
 //! 6. **Integration**: poses by [`crate::advance_pose`] (so the conserving gyroscopic mode
 //!    uses its midpoint attitude update); sleepers keep theirs.
 //! 7. **Post-stabilisation** of joint errors and contact penetrations ([`crate::poststab`]).
@@ -107,6 +108,9 @@ pub(crate) struct StepScratch {
     b: Vec<f64>,
     /// `cfm / h` of every sorted row.
     regularization: Vec<f64>,
+    /// Per island: whether its solve left `M^-1 J^T lambda` of its bodies in
+    /// `hot.constraint` (Gauss-Seidel's accumulators), so the velocity update skips its rows.
+    accumulated: Vec<bool>,
     /// One island's forces during its solve.
     x: Vec<f64>,
     guess: Vec<IndexState>,
@@ -573,13 +577,18 @@ fn update_velocities(
     h: f64,
 ) -> Result<(), WorldError> {
     let hot = &mut s.hot;
-    for i in 0..s.rows.len() {
-        scatter(
-            &mut hot.constraint,
-            s.rows.bodies[i],
-            &s.mass.imj[i],
-            s.rows.lambda[i],
-        );
+    for k in 0..s.islands.len() {
+        if s.accumulated.get(k) == Some(&true) {
+            continue;
+        }
+        for i in s.islands.rows(k) {
+            scatter(
+                &mut hot.constraint,
+                s.rows.bodies[i],
+                &s.mass.imj[i],
+                s.rows.lambda[i],
+            );
+        }
     }
     for slot in 0..bodies.capacity() {
         let [v, w] = hot.predicted[slot];

@@ -43,19 +43,29 @@ pub(super) fn solve_islands(
     s.b.clear();
     s.regularization.clear();
     // Products with `1 / h` rather than three divisions a row (a division occupies the
-    // divider for several cycles).
+    // divider for several cycles). Extended from zipped slices: exact lengths, no
+    // capacity check per row (S1: a third of this pass's time).
     let per_h = 1.0 / h;
-    for i in 0..s.rows.len() {
-        let [a, b] = s.rows.bodies[i];
-        let ([va, wa], [vb, wb]) = (s.hot.predicted[a as usize], s.hot.predicted[b as usize]);
-        let relative = s.rows.jacobian[i].velocity(va, wa, vb, wb);
-        let rhs = s.rows.target_velocity[i] - s.rows.erp[i] * s.rows.error[i] * per_h;
-        s.b.push((rhs - relative) * per_h);
-        s.regularization.push(s.rows.cfm[i] * per_h);
-    }
-    if s.b.iter().any(|v| !v.is_finite()) {
+    let (rows, predicted) = (&s.rows, &s.hot.predicted);
+    let pieces = rows
+        .bodies
+        .iter()
+        .zip(&rows.jacobian)
+        .zip(rows.target_velocity.iter().zip(&rows.erp).zip(&rows.error));
+    s.b.extend(pieces.map(|((&[a, b], jacobian), ((target, erp), error))| {
+        let ([va, wa], [vb, wb]) = (predicted[a as usize], predicted[b as usize]);
+        let relative = jacobian.velocity(va, wa, vb, wb);
+        (target - erp * error * per_h - relative) * per_h
+    }));
+    s.regularization
+        .extend(rows.cfm.iter().map(|cfm| cfm * per_h));
+    // A sum is non-finite if any term is (opposite infinities give NaN); one pass without
+    // a branch a row.
+    if !s.b.iter().sum::<f64>().is_finite() && s.b.iter().any(|v| !v.is_finite()) {
         return Err(non_finite(StepPhase::Solve, None));
     }
+    s.accumulated.clear();
+    s.accumulated.resize(s.islands.len(), false);
     for k in 0..s.islands.len() {
         let clock = s.capture.enabled().then(Instant::now);
         let report = match solver {
@@ -431,6 +441,12 @@ fn solve_iterative(
     )
     .map_err(solver_error)?;
     let residual = sparse_residual(&op, b, lo, hi, findex, &s.x).max();
+    // The sweeps kept `M^-1 J^T x` per body: the velocity update reads it instead of
+    // scattering every row again (S1: a pass over 7,000 rows).
+    for &slot in s.islands.bodies(k) {
+        s.hot.constraint[slot as usize] = op.accumulated(slot);
+    }
+    s.accumulated[k] = true;
     op.clear();
     if outcome.non_finite || s.x.iter().any(|v| !v.is_finite()) {
         return Err(non_finite(StepPhase::Solve, None));
