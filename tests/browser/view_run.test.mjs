@@ -26,6 +26,7 @@ import {
   check,
   comparePositions,
   embeddedScene,
+  launchChromium,
   runChecks,
   waitReady,
   watchConsole,
@@ -89,11 +90,7 @@ async function main() {
   });
   const last = steps.length - 1;
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'],
-  });
+  const browser = await launchChromium(chromium, CHROMIUM);
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
   try {
     await check('run: the HTML holds the S4 run, a frame per recorded step', () => {

@@ -23,6 +23,7 @@ import {
   canvasStats,
   check,
   comparePositions,
+  launchChromium,
   runChecks,
   waitReady,
   watchConsole,
@@ -73,12 +74,7 @@ async function main() {
   const jsonPath = join(OUT, 'falling_stack.json');
   const data = JSON.parse(readFileSync(jsonPath, 'utf8'));
   const last = data.frames.length - 1;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // Software WebGL: headless machines have no GPU.
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'],
-  });
+  const browser = await launchChromium(chromium, CHROMIUM);
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
   try {
     await check('the data: a stack of boxes, 120 frames', () => {
