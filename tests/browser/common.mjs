@@ -214,7 +214,9 @@ export async function launchChromium(chromium, executablePath) {
     const browser = await chromium.launch({
       executablePath,
       headless: true,
-      args: ['--no-sandbox', '--ignore-gpu-blocklist', ...choice.args],
+      // The compositor on the CPU (WebGL still on the renderer) costs less than compositing
+      // through a software GPU: S2's playback used 14 to 17 ms of CPU a frame instead of 19 to 22.
+      args: ['--no-sandbox', '--ignore-gpu-blocklist', '--disable-gpu-compositing', ...choice.args],
     });
     const renderer = await webglRenderer(browser);
     if (renderer && choice.match.test(renderer)) {
