@@ -16,8 +16,9 @@
 //
 // Before them, the ceiling the machine allows at the moment: the animation frames a second of
 // a bare page, and of a page that only clears a 1280 x 486 WebGL canvas each frame; and the
-// load average before and after. Headless Chromium renders WebGL in software (SwiftShader),
-// so the fps is a lower bound of what a desktop GPU gives. Figures are written to OUT/bench.json and printed.
+// load average before and after. Headless Chromium renders WebGL in software (llvmpipe, else
+// SwiftShader: common.mjs's launchChromium; STICTION_GL=swiftshader forces it), so the fps is
+// a lower bound of what a desktop GPU gives. Figures are written to OUT/bench.json and printed.
 //
 //   STICTION_CHROMIUM, STICTION_BIN (the stiction command), STICTION_OUT
 
@@ -120,6 +121,7 @@ async function main() {
   const results = { date: new Date().toISOString(), viewport: VIEWPORT };
   const browser = await launchChromium(chromium, CHROMIUM);
   results.chromium = browser.version();
+  results.webgl_renderer = browser.webglRenderer;
   results.load_average_before = loadavg();
   const context = await browser.newContext({ viewport: VIEWPORT });
   try {

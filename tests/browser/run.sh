@@ -17,13 +17,16 @@
 # `bash tests/browser/run.sh --bench` runs bench.mjs instead (no tests): S2 playback fps,
 # live S4's real-time factor and the time to open a 600-step S1 run's page.
 #
-# Installs what is missing: Debian's chromium (apt-get, as root) and playwright-core (npm,
-# into tests/browser/node_modules, from package-lock.json). If either cannot be installed
-# the run FAILS, unless STICTION_SKIP_BROWSER=1, which skips the whole run.
+# Installs what is missing: Debian's chromium, Mesa's EGL and llvmpipe (apt-get, as root)
+# and playwright-core (npm, into tests/browser/node_modules, from package-lock.json). If
+# chromium or playwright-core cannot be installed the run FAILS, unless
+# STICTION_SKIP_BROWSER=1, which skips the whole run. WebGL is drawn by llvmpipe, or by
+# SwiftShader (with a warning) if llvmpipe does not come up; the tests print which.
 #
 #   bash tests/browser/run.sh
 #   STICTION_OUT=/tmp/viewer bash tests/browser/run.sh   # keep the HTML and screenshots
 #   bash tests/browser/run.sh --bench                    # the viewer's benchmark
+#   STICTION_GL=swiftshader bash tests/browser/run.sh    # force a renderer (or llvmpipe)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/tests/browser"
@@ -62,6 +65,14 @@ CHROMIUM=$(find_chromium) || {
   apt_install chromium || fail "chromium is missing and apt-get install chromium failed"
   CHROMIUM=$(find_chromium) || fail "chromium was installed but is not on PATH"
 }
+
+# Mesa's EGL with its llvmpipe driver, the faster of the two software WebGL renderers
+# (common.mjs's launchChromium falls back to Chromium's own SwiftShader without it).
+if ! dpkg -s libegl1 libegl-mesa0 libgl1-mesa-dri >/dev/null 2>&1; then
+  echo "tests/browser: installing Mesa's EGL and llvmpipe (apt-get)"
+  apt_install libegl1 libegl-mesa0 libgl1-mesa-dri ||
+    echo "tests/browser: WARNING: apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri failed; WebGL will fall back to SwiftShader" >&2
+fi
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "tests/browser: installing nodejs and npm (apt-get)"

@@ -26,6 +26,7 @@ import {
   check,
   comparePositions,
   embeddedScene,
+  launchChromium,
   runChecks,
   waitReady,
   watchConsole,
@@ -89,11 +90,7 @@ async function main() {
   });
   const last = steps.length - 1;
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'],
-  });
+  const browser = await launchChromium(chromium, CHROMIUM);
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
   try {
     await check('run: the HTML holds the S4 run, a frame per recorded step', () => {
@@ -180,12 +177,22 @@ async function main() {
       return `one instanced mesh of ${info.sets[0]} boxes; clicked ${picked.join(', ')}`;
     });
     await check('run: one plot per recorded series', async () => {
-      const plots = await page.locator('canvas.sv-plot').count();
+      // All the plots are tiles of one canvas, which names its series.
+      const canvas = page.locator('canvas.sv-plot');
+      assert(await canvas.count() === 1, 'not one plot canvas');
+      const names = JSON.parse(await canvas.getAttribute('data-series'));
       const series = Object.keys(data.plots).length;
       assert(series >= 10, `${series} series`);
-      assert(plots === series, `${plots} plots for ${series} series`);
+      assert(names.join() === Object.keys(data.plots).join(), `plots ${names.join()} for series ${Object.keys(data.plots).join()}`);
+      // A click halfway along the second tile's curve (tiles 240 x 92 CSS px, 6 apart,
+      // curves inset 6 px) shows the middle frame.
+      const box = await canvas.boundingBox();
+      await page.mouse.click(box.x + 246 + 6 + 114, box.y + 46);
+      const index = await page.evaluate(() => window.stictionViewer.frameIndex);
+      const middle = Math.round((data.frames.length - 1) / 2);
+      assert(index === middle, `a click on the second plot's middle showed frame ${index}, not ${middle}`);
       await page.screenshot({ path: join(OUT, 'run-page.png') });
-      return `${plots} plots: ${Object.keys(data.plots).join(', ')}`;
+      return `${names.length} plots: ${names.join(', ')}; a click showed frame ${index}`;
     });
     await check('run: no console errors', () => {
       assert(errors.length === 0, errors.join('\n'));

@@ -23,6 +23,7 @@ import {
   canvasStats,
   check,
   comparePositions,
+  launchChromium,
   runChecks,
   waitReady,
   watchConsole,
@@ -73,12 +74,7 @@ async function main() {
   const jsonPath = join(OUT, 'falling_stack.json');
   const data = JSON.parse(readFileSync(jsonPath, 'utf8'));
   const last = data.frames.length - 1;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // Software WebGL: headless machines have no GPU.
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'],
-  });
+  const browser = await launchChromium(chromium, CHROMIUM);
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
   try {
     await check('the data: a stack of boxes, 120 frames', () => {
@@ -122,8 +118,11 @@ async function main() {
       assert(toggles === 5, `${toggles} toggles`);
       for (let i = 0; i < toggles; i += 1) await page.locator('input[data-toggle]').nth(i).click();
       for (let i = 0; i < toggles; i += 1) await page.locator('input[data-toggle]').nth(i).click();
-      const plots = await page.locator('canvas.sv-plot').count();
-      assert(plots === Object.keys(data.plots).length, `${plots} plots for ${Object.keys(data.plots).length} series`);
+      // All the plots are tiles of one canvas, which names its series.
+      assert(await page.locator('canvas.sv-plot').count() === 1, 'not one plot canvas');
+      const names = JSON.parse(await page.locator('canvas.sv-plot').getAttribute('data-series'));
+      const plots = names.length;
+      assert(names.join() === Object.keys(data.plots).join(), `plots ${names.join()} for series ${Object.keys(data.plots).join()}`);
       // Click the top box of the stack at the last frame and read the panel.
       const target = await page.evaluate(() => {
         const v = window.stictionViewer.viewer;

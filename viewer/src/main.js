@@ -287,6 +287,7 @@ class Viewer {
     // Adaptive resolution's state: the scale in use, the recent frame times, when it last
     // changed and how long fast frames must last before it is raised again.
     this.scaleLevel = 0;
+    this.slowFps = 0;
     this.frameTimes = new Float64Array(ADAPT_FRAMES);
     this.frameTimeCount = 0;
     this.scaleChangedAt = 0;
@@ -969,6 +970,8 @@ class Viewer {
   }
 
   setResolutionLevel(level, now, fps) {
+    // The note gives the rate that made it lower the resolution, not the faster one of a raise.
+    if (level > this.scaleLevel) this.slowFps = fps;
     this.scaleLevel = level;
     this.scaleChangedAt = now;
     const scale = RESOLUTION_SCALES[level];
@@ -977,7 +980,7 @@ class Viewer {
     this.rendering.pixelRatio = ratio;
     this.rendering.scale = scale;
     this.resolutionNote.textContent = scale < 1
-      ? `drawing at ${Math.round(scale * 100)} % resolution (frames were slow: ${fps.toFixed(0)} fps)`
+      ? `drawing at ${Math.round(scale * 100)} % resolution (frames were slow: ${this.slowFps.toFixed(0)} fps)`
       : '';
     this.resolutionNote.title = 'adaptive resolution: fewer pixels while frames take longer than 20 ms; add ?resolution=fixed to the address to turn it off';
     this.dirty = true;

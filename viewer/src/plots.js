@@ -1,8 +1,15 @@
-// One small canvas plot per series, with a cursor at the current frame; clicking or
-// dragging on a plot moves the timeline there.
+// One small plot per series, with a cursor at the current frame; clicking or dragging on a
+// plot moves the timeline there. All the plots are tiles of ONE canvas, since every canvas
+// that changes is one more layer for the compositor to upload and draw each frame, which a
+// software renderer pays for in CPU time.
+
+// Drawn on the CPU (willReadFrequently keeps a 2D canvas out of the GPU), since with a
+// software GPU each accelerated line and glyph cost more than rasterising the canvas here.
+const CONTEXT = { willReadFrequently: true };
 
 const WIDTH = 240;
 const HEIGHT = 92;
+const GAP = 6;
 const PAD = { left: 6, right: 6, top: 16, bottom: 6 };
 
 export class Plots {
@@ -13,84 +20,135 @@ export class Plots {
   constructor(container, seek) {
     this.container = container;
     this.seek = seek;
-    this.plots = new Map();
+    this.plots = [];
     this.count = 0;
     this.cursor = 0;
+    this.columns = 0;
+    this.ratio = window.devicePixelRatio || 1;
+    this.canvas = null;
+    // The tiles without their cursor and value, redrawn only when the series or layout change.
+    this.background = document.createElement('canvas');
+    this.dirty = true;
   }
 
   /** Replaces the series: `{name: number[]}` (null for a gap), `count` frames. */
   setSeries(series, count) {
     this.count = count;
     for (const [name, values] of Object.entries(series)) {
-      let plot = this.plots.get(name);
+      let plot = this.plots.find((p) => p.name === name);
       if (!plot) {
-        plot = this.create(name);
-        this.plots.set(name, plot);
+        plot = { name, values: [] };
+        this.plots.push(plot);
       }
       plot.values = values;
-      plot.dirty = true;
     }
-    this.drawAll();
+    if (this.plots.length > 0 && !this.canvas) this.create();
+    // The names in tile order (row by row), for tests and scripts.
+    if (this.canvas) this.canvas.dataset.series = JSON.stringify(this.plots.map((p) => p.name));
+    this.dirty = true;
+    this.layout();
+    this.draw();
   }
 
-  create(name) {
+  create() {
     const canvas = document.createElement('canvas');
-    const ratio = window.devicePixelRatio || 1;
-    canvas.width = WIDTH * ratio;
-    canvas.height = HEIGHT * ratio;
-    canvas.style.width = `${WIDTH}px`;
-    canvas.style.height = `${HEIGHT}px`;
     canvas.className = 'sv-plot';
-    canvas.title = name;
-    canvas.dataset.series = name;
-    const plot = { name, canvas, ratio, values: [], dirty: true };
-    const pick = (event) => {
-      if (this.count < 1) return;
+    this.canvas = canvas;
+    // The tile under a press keeps the drag, even when the pointer leaves it.
+    let dragged = null;
+    const pick = (event, plot) => {
+      if (this.count < 1 || plot === null) return;
       const rect = canvas.getBoundingClientRect();
-      const u = (event.clientX - rect.left - PAD.left) / (rect.width - PAD.left - PAD.right);
+      const { x } = this.origin(plot);
+      const u = (event.clientX - rect.left - x - PAD.left) / (WIDTH - PAD.left - PAD.right);
       this.seek(Math.round(Math.min(1, Math.max(0, u)) * (this.count - 1)));
     };
     canvas.addEventListener('pointerdown', (event) => {
+      dragged = this.tileAt(event);
+      if (dragged === null) return;
       canvas.setPointerCapture(event.pointerId);
-      pick(event);
+      pick(event, dragged);
     });
     canvas.addEventListener('pointermove', (event) => {
-      if (event.buttons & 1) pick(event);
+      if (event.buttons & 1) pick(event, dragged);
+      const hovered = this.tileAt(event);
+      canvas.title = hovered === null ? '' : hovered.name;
     });
     this.container.appendChild(canvas);
-    return plot;
+    new ResizeObserver(() => {
+      if (this.layout()) this.draw();
+    }).observe(this.container);
+  }
+
+  /** The plot under a pointer event, or null between tiles. */
+  tileAt(event) {
+    const rect = this.canvas.getBoundingClientRect();
+    const x = event.clientX - rect.left;
+    const y = event.clientY - rect.top;
+    const column = Math.floor(x / (WIDTH + GAP));
+    const row = Math.floor(y / (HEIGHT + GAP));
+    if (column < 0 || column >= this.columns || x - column * (WIDTH + GAP) > WIDTH) return null;
+    if (row < 0 || y - row * (HEIGHT + GAP) > HEIGHT) return null;
+    return this.plots[row * this.columns + column] || null;
+  }
+
+  /** The top left corner (CSS pixels) of a plot's tile. */
+  origin(plot) {
+    const i = this.plots.indexOf(plot);
+    return { x: (i % this.columns) * (WIDTH + GAP), y: Math.floor(i / this.columns) * (HEIGHT + GAP) };
+  }
+
+  /** Fits the columns to the container's width; true if the canvas's size changed. */
+  layout() {
+    if (!this.canvas) return false;
+    const style = getComputedStyle(this.container);
+    const inner = this.container.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const columns = Math.max(1, Math.min(this.plots.length, Math.floor((inner + GAP) / (WIDTH + GAP))));
+    const rows = Math.ceil(this.plots.length / columns);
+    const width = columns * (WIDTH + GAP) - GAP;
+    const height = rows * (HEIGHT + GAP) - GAP;
+    if (columns === this.columns && this.canvas.height === Math.round(height * this.ratio)) return false;
+    this.columns = columns;
+    this.canvas.width = Math.round(width * this.ratio);
+    this.canvas.height = Math.round(height * this.ratio);
+    this.canvas.style.width = `${width}px`;
+    this.canvas.style.height = `${height}px`;
+    this.dirty = true;
+    return true;
   }
 
   setCursor(index) {
     if (index === this.cursor) return;
     this.cursor = index;
-    this.drawAll();
+    this.draw();
   }
 
-  drawAll() {
-    for (const plot of this.plots.values()) this.draw(plot);
-  }
-
-  /** The plot's x coordinate (CSS pixels) of frame `i`. */
+  /** The plot's x coordinate (CSS pixels, in its tile) of frame `i`. */
   x(i) {
     const w = WIDTH - PAD.left - PAD.right;
     return PAD.left + (i / Math.max(1, this.count - 1)) * w;
   }
 
-  /**
-   * The plot without its cursor and value (the curve, its range), kept in an offscreen
-   * canvas until the series change: moving the cursor then copies it and draws two things.
-   */
-  background(plot) {
-    if (!plot.dirty && plot.background) return plot.background;
-    const canvas = plot.background || document.createElement('canvas');
-    canvas.width = plot.canvas.width;
-    canvas.height = plot.canvas.height;
-    const g = canvas.getContext('2d');
-    const r = plot.ratio;
-    g.setTransform(r, 0, 0, r, 0, 0);
-    g.clearRect(0, 0, WIDTH, HEIGHT);
-    const values = plot.values;
+  /** Every tile's background and curve with its range, into the background canvas. */
+  drawBackground() {
+    const canvas = this.background;
+    canvas.width = this.canvas.width;
+    canvas.height = this.canvas.height;
+    const g = canvas.getContext('2d', CONTEXT);
+    const r = this.ratio;
+    for (const plot of this.plots) {
+      const o = this.origin(plot);
+      g.setTransform(r, 0, 0, r, o.x * r, o.y * r);
+      g.fillStyle = '#22252c';
+      g.beginPath();
+      g.roundRect(0, 0, WIDTH, HEIGHT, 4);
+      g.fill();
+      this.drawCurve(g, plot.values);
+    }
+    this.dirty = false;
+  }
+
+  drawCurve(g, values) {
     let lo = Infinity;
     let hi = -Infinity;
     for (const v of values) {
@@ -98,63 +156,67 @@ export class Plots {
       lo = Math.min(lo, v);
       hi = Math.max(hi, v);
     }
+    if (lo > hi) return;
     const h = HEIGHT - PAD.top - PAD.bottom;
-    if (lo <= hi) {
-      if (hi === lo) {
-        hi += Math.abs(hi) * 0.5 + 1e-12;
-        lo -= Math.abs(lo) * 0.5 + 1e-12;
-      }
-      const y = (v) => PAD.top + (1 - (v - lo) / (hi - lo)) * h;
-      g.strokeStyle = '#6cb4ff';
-      g.lineWidth = 1.25;
-      g.beginPath();
-      let pen = false;
-      values.forEach((v, i) => {
-        if (v === null || !Number.isFinite(v)) {
-          pen = false;
-          return;
-        }
-        if (pen) g.lineTo(this.x(i), y(v));
-        else g.moveTo(this.x(i), y(v));
-        pen = true;
-      });
-      g.stroke();
-      g.font = '11px system-ui, sans-serif';
-      g.fillStyle = '#7d8594';
-      g.textAlign = 'right';
-      g.textBaseline = 'top';
-      g.fillText(format(hi), WIDTH - PAD.right, 2);
-      g.textBaseline = 'bottom';
-      g.fillText(format(lo), WIDTH - PAD.right, HEIGHT - 1);
+    if (hi === lo) {
+      hi += Math.abs(hi) * 0.5 + 1e-12;
+      lo -= Math.abs(lo) * 0.5 + 1e-12;
     }
-    plot.background = canvas;
-    plot.dirty = false;
-    return canvas;
+    const y = (v) => PAD.top + (1 - (v - lo) / (hi - lo)) * h;
+    g.strokeStyle = '#6cb4ff';
+    g.lineWidth = 1.25;
+    g.beginPath();
+    let pen = false;
+    values.forEach((v, i) => {
+      if (v === null || !Number.isFinite(v)) {
+        pen = false;
+        return;
+      }
+      if (pen) g.lineTo(this.x(i), y(v));
+      else g.moveTo(this.x(i), y(v));
+      pen = true;
+    });
+    g.stroke();
+    g.font = '11px system-ui, sans-serif';
+    g.fillStyle = '#7d8594';
+    g.textAlign = 'right';
+    g.textBaseline = 'top';
+    g.fillText(format(hi), WIDTH - PAD.right, 2);
+    g.textBaseline = 'bottom';
+    g.fillText(format(lo), WIDTH - PAD.right, HEIGHT - 1);
   }
 
-  draw(plot) {
-    const background = this.background(plot);
-    const g = plot.canvas.getContext('2d');
+  /** Copies the background, then draws each plot's cursor and current value. */
+  draw() {
+    if (!this.canvas || this.columns === 0) return;
+    if (this.dirty) this.drawBackground();
+    const g = this.canvas.getContext('2d', CONTEXT);
     g.setTransform(1, 0, 0, 1, 0, 0);
-    g.clearRect(0, 0, plot.canvas.width, plot.canvas.height);
-    g.drawImage(background, 0, 0);
-    const r = plot.ratio;
-    g.setTransform(r, 0, 0, r, 0, 0);
-    // The cursor and the current value.
-    const values = plot.values;
-    const c = Math.min(this.cursor, Math.max(0, values.length - 1));
+    g.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    g.drawImage(this.background, 0, 0);
+    const r = this.ratio;
+    const x = this.x(this.cursor) + 0.5;
     g.strokeStyle = '#ffb454';
     g.lineWidth = 1;
     g.beginPath();
-    g.moveTo(this.x(this.cursor) + 0.5, PAD.top);
-    g.lineTo(this.x(this.cursor) + 0.5, HEIGHT - PAD.bottom);
+    for (const plot of this.plots) {
+      const o = this.origin(plot);
+      g.setTransform(r, 0, 0, r, o.x * r, o.y * r);
+      g.moveTo(x, PAD.top);
+      g.lineTo(x, HEIGHT - PAD.bottom);
+    }
     g.stroke();
     g.fillStyle = '#c9cfd8';
     g.font = '11px system-ui, sans-serif';
     g.textBaseline = 'top';
-    const current = values[c];
-    const text = current === null || current === undefined || !Number.isFinite(current) ? '-' : format(current);
-    g.fillText(`${plot.name}: ${text}`, PAD.left, 2);
+    for (const plot of this.plots) {
+      const o = this.origin(plot);
+      g.setTransform(r, 0, 0, r, o.x * r, o.y * r);
+      const values = plot.values;
+      const current = values[Math.min(this.cursor, Math.max(0, values.length - 1))];
+      const text = current === null || current === undefined || !Number.isFinite(current) ? '-' : format(current);
+      g.fillText(`${plot.name}: ${text}`, PAD.left, 2);
+    }
   }
 }
 

@@ -48,7 +48,7 @@ body {
 .sv-frame { min-width: 250px; font-variant-numeric: tabular-nums; color: #b9c0cc; }
 .sv-plots { display: flex; flex-wrap: wrap; gap: 6px; padding: 6px 10px; background: #1a1c22; max-height: 30vh; overflow: auto; }
 .sv-plots:empty { display: none; }
-.sv-plot { background: #22252c; border-radius: 4px; cursor: crosshair; }
+.sv-plot { display: block; cursor: crosshair; }
 `;
 
 export function injectStyle() {
