@@ -123,6 +123,81 @@ pub(crate) fn add_outer(c: &mut Block, s: f64, p: &Six, q: &Six) {
     }
 }
 
+/// Replaces `a` by its inverse (Gauss-Jordan with partial pivoting). Returns `false`,
+/// leaving `a` undefined, if a pivot is zero or not finite: the block is singular.
+pub(crate) fn invert_in_place(a: &mut Block) -> bool {
+    let mut inverse = ZERO;
+    for i in 0..6 {
+        inverse[i * 6 + i] = 1.0;
+    }
+    for j in 0..6 {
+        let pivot = (j..6)
+            .max_by(|&p, &q| a[p * 6 + j].abs().total_cmp(&a[q * 6 + j].abs()))
+            .unwrap_or(j);
+        let d = a[pivot * 6 + j];
+        if !(d != 0.0 && d.is_finite()) {
+            return false;
+        }
+        if pivot != j {
+            for k in 0..6 {
+                a.swap(pivot * 6 + k, j * 6 + k);
+                inverse.swap(pivot * 6 + k, j * 6 + k);
+            }
+        }
+        let per_d = 1.0 / d;
+        for k in 0..6 {
+            a[j * 6 + k] *= per_d;
+            inverse[j * 6 + k] *= per_d;
+        }
+        for i in 0..6 {
+            let f = a[i * 6 + j];
+            if i == j || f == 0.0 {
+                continue;
+            }
+            for k in 0..6 {
+                a[i * 6 + k] -= f * a[j * 6 + k];
+                inverse[i * 6 + k] -= f * inverse[j * 6 + k];
+            }
+        }
+    }
+    *a = inverse;
+    a.iter().all(|v| v.is_finite())
+}
+
+/// `a b`.
+#[inline]
+pub(crate) fn product(a: &Block, b: &Block) -> Block {
+    let mut c = ZERO;
+    for i in 0..6 {
+        for k in 0..6 {
+            let aik = a[i * 6 + k];
+            for j in 0..6 {
+                c[i * 6 + j] += aik * b[k * 6 + j];
+            }
+        }
+    }
+    c
+}
+
+/// `c <- c - a b`.
+#[inline]
+pub(crate) fn subtract_block_product(c: &mut Block, a: &Block, b: &Block) {
+    for i in 0..6 {
+        for k in 0..6 {
+            let aik = a[i * 6 + k];
+            for j in 0..6 {
+                c[i * 6 + j] -= aik * b[k * 6 + j];
+            }
+        }
+    }
+}
+
+/// `a x`.
+#[inline]
+pub(crate) fn times(a: &Block, x: &Six) -> Six {
+    std::array::from_fn(|i| (0..6).map(|k| a[i * 6 + k] * x[k]).sum())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,8 +26,11 @@
 //!   and normal forces settle together. That fixed point is slow (or diverges) when
 //!   friction feeds back strongly into the normal forces (sphere piles); once a pass
 //!   leaves more than [`SLOW_REFINEMENT`] of the last residual, the remaining passes solve
-//!   the coupled, non-symmetric equations by GMRES preconditioned with the body-space
-//!   solve ([`gmres`]).
+//!   the coupled, non-symmetric equations directly: the body-space matrix with each
+//!   normal row's force acting along its Jacobian plus its sliding friction rows' slopes
+//!   times theirs, `M + J~_F^T R_F^-1 J_F`, factored by block LU on the same pattern
+//!   ([`lu`]). A coupled correction that does not pay is undone, and GMRES preconditioned
+//!   with the body-space solve ([`gmres`]) takes the remaining passes.
 //! - **Regularisation**: the body-space form needs `r_i > 0`. Rows with less than
 //!   [`REGULARIZATION_FLOOR`] times their diagonal `J_i M^-1 J_i^T` are factored with that
 //!   floor; refinement still runs against the true operator and the reported residual is
@@ -41,6 +44,7 @@ mod active_set;
 mod block;
 mod cholesky;
 mod gmres;
+mod lu;
 mod newton;
 mod ordering;
 mod system;
@@ -131,6 +135,18 @@ pub(crate) struct SparseExactSolver {
     factored: Vec<bool>,
     /// Per row, `d x / d x_n` of a friction row at a bound on its clamped normal row.
     coupling: Vec<f64>,
+    /// The clamped set, slopes and regularisation (with the proximal shift) that the
+    /// system's coupled factor was last computed from; empty when it is stale.
+    coupled_factor: (Vec<bool>, Vec<f64>, Vec<f64>),
+    /// `r` plus the proximal shift of the clamped rows, for the coupled factor.
+    shifted: Vec<f64>,
+    /// The forces and residual before the last coupled-factor correction, to undo it.
+    before_direct: (Vec<f64>, Vec<f64>),
+    /// Whether the last active-set settle ended solving the friction-coupled equations:
+    /// the next one starts with them.
+    coupled_last: bool,
+    /// Whether the last solve ended in its block moves (no Newton steps).
+    block_moves_solved: bool,
     gmres: gmres::Gmres,
     krylov: Vec<f64>,
     full: Vec<f64>,
@@ -247,6 +263,8 @@ impl SparseExactSolver {
             admissible(guess, lo[i], hi[i])
         }));
         self.shift.clear();
+        // The coupled factor belongs to this solve's Jacobians.
+        self.coupled_factor.0.clear();
         self.r.clear();
         self.r.extend((0..n).map(|i| {
             let diagonal = mass.diagonal[range.start + i].max(f64::MIN_POSITIVE);
@@ -291,7 +309,9 @@ impl SparseExactSolver {
         let max_diagonal = op.max_diagonal();
         self.factored.clear();
         let mut used = 0;
-        match self.active_sets(island, op, max_diagonal, &mut used) {
+        let sweep = self.active_sets(island, op, max_diagonal, &mut used);
+        self.block_moves_solved = sweep == Sweep::Solved;
+        match sweep {
             Sweep::Solved => return (Status::Solved, used),
             Sweep::Failed(status) => return (status, used),
             Sweep::Stalled => {}
@@ -365,11 +385,21 @@ impl SparseExactSolver {
         let mut fewest = usize::MAX;
         while *used < MAX_ITERATIONS {
             *used += 1;
-            if !self.factor_clamped_set(island) {
+            // An island coupled as in the last solve, which block moves solved and which
+            // ended needing the friction coupling (a resting pyramid, step after step),
+            // starts with the coupled factor, and factors `H` only if that does not pay.
+            // Sphere piles, which need Newton steps, keep the plain start: with the
+            // coupled start a 27-sphere pile fell back once in 400 steps.
+            let coupled = self.coupled_last && self.system.kept_pattern && self.block_moves_solved;
+            if coupled {
+                self.read_clamped_set();
+            } else if !self.factor_clamped_set(island) {
                 return Sweep::Failed(Status::PivotFailure);
             }
-            if !self.settle(island, op, max_diagonal, friction, false) {
-                return Sweep::Failed(Status::NonFinite);
+            match self.settle(island, op, max_diagonal, friction, coupled, true) {
+                Settled::Yes => {}
+                Settled::NotPositiveDefinite => return Sweep::Failed(Status::PivotFailure),
+                Settled::NonFinite => return Sweep::Failed(Status::NonFinite),
             }
             let violations = self.violations(island, op, max_diagonal, friction);
             if violations == 0 {
@@ -404,9 +434,20 @@ impl SparseExactSolver {
     /// Reads the clamped set off the index sets and factors it unless the current
     /// factorisation is of that set already; `false` if the factorisation failed.
     fn factor_clamped_set(&mut self, island: &SparseIsland) -> bool {
+        self.read_clamped_set();
+        self.ensure_factored(island)
+    }
+
+    /// `clamped` from the index sets, without factoring.
+    fn read_clamped_set(&mut self) {
         self.clamped.clear();
         self.clamped
             .extend(self.state.iter().map(|s| *s == IndexState::Clamped));
+    }
+
+    /// Factors `H` of the clamped set unless the last factorisation was of it; `false` if
+    /// it is not numerically positive definite.
+    fn ensure_factored(&mut self, island: &SparseIsland) -> bool {
         if self.factored != self.clamped {
             if !self
                 .system
@@ -429,10 +470,16 @@ impl SparseExactSolver {
         max_diagonal: f64,
         friction: Friction,
         coupled_from_start: bool,
-    ) -> bool {
+        direct_allowed: bool,
+    ) -> Settled {
         let range = island.range.clone();
         let mut previous = f64::INFINITY;
         let (mut coupled, mut stalled) = (coupled_from_start, 0);
+        // Coupled passes first solve by the coupled factor, then by GMRES if that stalls.
+        // Newton steps keep GMRES (`direct_allowed` false): their proximal shift and line
+        // search were tuned with it, and on S2's landing pile the factor's passes made no
+        // step cheaper and one fall back (90 steps, 2026-11-28).
+        let mut direct = direct_allowed;
         self.converged = false;
         let (refinements, _) = self.effort;
         for _ in 0..refinements {
@@ -458,7 +505,7 @@ impl SparseExactSolver {
                 largest = largest.max(self.res[i].abs());
             }
             if !largest.is_finite() {
-                return false;
+                return Settled::NonFinite;
             }
             let (_, w_scale) = scales(&self.x, island.b, max_diagonal);
             if largest <= REFINE_TOLERANCE * w_scale {
@@ -470,7 +517,15 @@ impl SparseExactSolver {
             // it is slow, solve the coupled equations ([`gmres`]) instead; once that stalls
             // too, the round-off floor is reached and the caller's checks decide.
             if largest > SLOW_REFINEMENT * previous {
-                if coupled {
+                if coupled && direct {
+                    // The coupled factor's correction did not pay (a badly conditioned
+                    // factor, or friction slopes that changed sign): undo it and take
+                    // GMRES on the true operator from the forces before it.
+                    direct = false;
+                    self.x.clone_from(&self.before_direct.0);
+                    self.res.clone_from(&self.before_direct.1);
+                    largest = previous;
+                } else if coupled {
                     stalled += 1;
                     if stalled >= 2 {
                         break;
@@ -481,8 +536,21 @@ impl SparseExactSolver {
             }
             previous = largest;
             if coupled {
-                self.coupled_correction(island, op, friction);
+                if direct {
+                    self.before_direct.0.clone_from(&self.x);
+                    self.before_direct.1.clone_from(&self.res);
+                    direct = self.coupled_direct(island, friction);
+                }
+                if !direct {
+                    if !self.ensure_factored(island) {
+                        return Settled::NotPositiveDefinite;
+                    }
+                    self.coupled_correction(island, op, friction);
+                }
             } else {
+                if !self.ensure_factored(island) {
+                    return Settled::NotPositiveDefinite;
+                }
                 self.system.correct(
                     island.rows,
                     range.clone(),
@@ -496,25 +564,22 @@ impl SparseExactSolver {
                 *x += dx;
             }
         }
-        self.x.iter().all(|v| v.is_finite())
+        if direct_allowed {
+            self.coupled_last = coupled;
+        }
+        if self.x.iter().all(|v| v.is_finite()) {
+            Settled::Yes
+        } else {
+            Settled::NonFinite
+        }
     }
 
-    /// The correction `dx` for the residual `res` of the clamped rows with the friction
-    /// rows at a bound following their clamped normal rows: GMRES on
-    /// `K = A_FF + A_FB S`, preconditioned by the body-space solve of `A_FF`.
-    fn coupled_correction(
-        &mut self,
-        island: &SparseIsland,
-        op: &mut SparseOperator,
-        friction: Friction,
-    ) {
+    /// `d x_t / d x_n` into `coupling` for each friction row `t` at a bound whose normal
+    /// row `n` is clamped (zero for every other row).
+    fn fill_coupling(&mut self, island: &SparseIsland, friction: Friction) {
         let range = island.range.clone();
-        let (hi, findex) = (
-            &island.rows.hi[range.clone()],
-            &island.rows.findex[range.clone()],
-        );
+        let (hi, findex) = (&island.rows.hi[range.clone()], &island.rows.findex[range]);
         let n = self.x.len();
-        // d x_t / d x_n of each friction row at a bound whose normal row is clamped.
         for i in 0..n {
             self.coupling[i] = match (self.state[i], findex[i]) {
                 (IndexState::AtLower | IndexState::AtUpper, Some(j)) if self.clamped[j] => {
@@ -532,6 +597,70 @@ impl SparseExactSolver {
                 _ => 0.0,
             };
         }
+    }
+
+    /// The correction `dx` for the residual `res` of the clamped rows with the friction
+    /// rows at a bound following their clamped normal rows, by the coupled body-space
+    /// factor (refactored only when the clamped set, slopes or shift changed). `false` if
+    /// that factor is singular: the caller then takes [`Self::coupled_correction`].
+    fn coupled_direct(&mut self, island: &SparseIsland, friction: Friction) -> bool {
+        self.fill_coupling(island, friction);
+        self.shifted.clear();
+        let shift = &self.shift;
+        self.shifted.extend(self.r.iter().enumerate().map(|(i, r)| {
+            if shift.is_empty() {
+                *r
+            } else {
+                r + shift[i]
+            }
+        }));
+        let (clamped, coupling, shifted) = &mut self.coupled_factor;
+        let current =
+            *clamped == self.clamped && *coupling == self.coupling && *shifted == self.shifted;
+        if !current {
+            let range = island.range.clone();
+            let ok = self.system.factor_coupled(
+                island.rows,
+                range,
+                &self.clamped,
+                &self.shifted,
+                &self.coupling,
+            );
+            let (clamped, coupling, shifted) = &mut self.coupled_factor;
+            if !ok {
+                clamped.clear();
+                coupling.clear();
+                shifted.clear();
+                return false;
+            }
+            clamped.clone_from(&self.clamped);
+            coupling.clone_from(&self.coupling);
+            shifted.clone_from(&self.shifted);
+        }
+        self.system.correct_coupled(
+            island.rows,
+            island.range.clone(),
+            &self.clamped,
+            &self.shifted,
+            &self.res,
+            &mut self.dx,
+        );
+        true
+    }
+
+    /// The correction `dx` for the residual `res` of the clamped rows with the friction
+    /// rows at a bound following their clamped normal rows: GMRES on
+    /// `K = A_FF + A_FB S`, preconditioned by the body-space solve of `A_FF`.
+    fn coupled_correction(
+        &mut self,
+        island: &SparseIsland,
+        op: &mut SparseOperator,
+        friction: Friction,
+    ) {
+        let range = island.range.clone();
+        let findex = &island.rows.findex[range.clone()];
+        let n = self.x.len();
+        self.fill_coupling(island, friction);
         let (system, rows, clamped, r) = (&mut self.system, island.rows, &self.clamped, &self.r);
         let (coupling, full, tmp) = (&self.coupling, &mut self.full, &mut self.tmp);
         let shift = &self.shift;
@@ -591,6 +720,17 @@ enum Friction {
     /// where a clamped normal force changes sign, and the coupled correction's slope
     /// wrong.
     Linear,
+}
+
+/// How [`SparseExactSolver::settle`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    /// The forces are finite (converged or not: `converged` tells).
+    Yes,
+    /// `H` of the clamped set, needed for a correction, is not positive definite.
+    NotPositiveDefinite,
+    /// A force or residual became non-finite.
+    NonFinite,
 }
 
 /// How an active-set sweep ended.

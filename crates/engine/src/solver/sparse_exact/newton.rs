@@ -38,7 +38,7 @@
 //!   step below [`SHORT_STEP`]. Newton finishes what Gauss-Seidel cannot (the last
 //!   digits).
 
-use super::{Friction, SparseExactSolver, SparseIsland, Sweep, MAX_ITERATIONS};
+use super::{Friction, Settled, SparseExactSolver, SparseIsland, Sweep, MAX_ITERATIONS};
 use crate::solver::sparse::{RowByRow, SparseOperator};
 use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, RowOperator};
 use stiction_lcp::{IndexState, Status};
@@ -139,8 +139,10 @@ impl SparseExactSolver {
                 break Sweep::Failed(Status::PivotFailure);
             }
             self.saved.clone_from(&self.x);
-            if !self.settle(island, op, max_diagonal, Friction::Linear, true) {
-                break Sweep::Failed(Status::NonFinite);
+            match self.settle(island, op, max_diagonal, Friction::Linear, true, false) {
+                Settled::Yes => {}
+                Settled::NotPositiveDefinite => break Sweep::Failed(Status::PivotFailure),
+                Settled::NonFinite => break Sweep::Failed(Status::NonFinite),
             }
             if self.converged && self.violations(island, op, max_diagonal, Friction::Moving) == 0 {
                 if rho == 0.0 {

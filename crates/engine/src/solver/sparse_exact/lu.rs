@@ -1,0 +1,251 @@
+//! Numeric block LU `H = L U` with 6 x 6 blocks on the symmetric pattern of
+//! [`super::ordering::Elimination`], for the non-symmetric body-space matrix of clamped rows
+//! whose friction rows at a bound follow their normal forces ([`super::system`]).
+//!
+//! `L` has identity diagonal blocks; `U`'s diagonal blocks are kept inverted, so a solve
+//! is products only. The fill pattern is the Cholesky factor's (the same elimination
+//! graph), stored twice: blocks below the diagonal (`L`) and their mirror images above it
+//! (`U`). No pivoting across blocks: the matrix is `M` plus terms that are symmetric up to
+//! the friction slopes `mu <= ~1`, and a singular diagonal block is reported instead.
+
+use super::block::{invert_in_place, product, subtract_block_product, times, Block, Six, ZERO};
+use super::ordering::Elimination;
+
+/// A block LU factor and the matrix it is assembled from (in place).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BlockLu {
+    col_start: Vec<usize>,
+    rows: Vec<u32>,
+    /// Diagonal blocks: `H_jj` before [`Self::factor`], `U_jj^-1` after.
+    pub(crate) diagonal: Vec<Block>,
+    /// Blocks `(rows[p], column)` below the diagonal: `H` before, `L` after.
+    pub(crate) lower: Vec<Block>,
+    /// Blocks `(column, rows[p])` above the diagonal: `H` before, `U` after.
+    pub(crate) upper: Vec<Block>,
+}
+
+impl BlockLu {
+    /// Takes the pattern of `elimination` and zeroes every block.
+    pub(crate) fn set_pattern(&mut self, elimination: &Elimination) {
+        self.col_start.clear();
+        self.col_start.extend_from_slice(&elimination.col_start);
+        self.rows.clear();
+        self.rows.extend_from_slice(&elimination.rows);
+        self.diagonal.clear();
+        self.diagonal.resize(self.blocks(), ZERO);
+        for side in [&mut self.lower, &mut self.upper] {
+            side.clear();
+            side.resize(self.rows.len(), ZERO);
+        }
+    }
+
+    /// Block rows (and columns).
+    pub(crate) fn blocks(&self) -> usize {
+        self.col_start.len().saturating_sub(1)
+    }
+
+    /// Zeroes every block, keeping the pattern.
+    pub(crate) fn clear(&mut self) {
+        self.diagonal.fill(ZERO);
+        self.lower.fill(ZERO);
+        self.upper.fill(ZERO);
+    }
+
+    /// Index of the pattern position `(row, column)`, `row > column`: block
+    /// `(row, column)` in [`Self::lower`] and `(column, row)` in [`Self::upper`].
+    #[cfg(test)]
+    pub(crate) fn find(&self, row: u32, column: u32) -> Option<usize> {
+        let start = self.col_start[column as usize];
+        let end = self.col_start[column as usize + 1];
+        self.rows[start..end]
+            .binary_search(&row)
+            .ok()
+            .map(|k| start + k)
+    }
+
+    /// Factors the assembled matrix in place (right-looking, as the block Cholesky).
+    /// `Err(j)`: the updated diagonal block `j` is singular.
+    pub(crate) fn factor(&mut self) -> Result<(), usize> {
+        for j in 0..self.blocks() {
+            if !invert_in_place(&mut self.diagonal[j]) {
+                return Err(j);
+            }
+            let inverse = self.diagonal[j];
+            let (start, end) = (self.col_start[j], self.col_start[j + 1]);
+            for p in start..end {
+                // L_ij = H_ij U_jj^-1.
+                self.lower[p] = product(&self.lower[p], &inverse);
+            }
+            for p in start..end {
+                let i = self.rows[p] as usize;
+                let (lij, uji) = (self.lower[p], self.upper[p]);
+                subtract_block_product(&mut self.diagonal[i], &lij, &uji);
+                let mut target = self.col_start[i];
+                for q in p + 1..end {
+                    let k = self.rows[q];
+                    while self.rows[target] < k {
+                        target += 1;
+                    }
+                    debug_assert_eq!(self.rows[target], k);
+                    // Block (k, i) below and (i, k) above the diagonal.
+                    let (lkj, ujk) = (self.lower[q], self.upper[q]);
+                    subtract_block_product(&mut self.lower[target], &lkj, &uji);
+                    subtract_block_product(&mut self.upper[target], &lij, &ujk);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Solves `L U u = v` in place (`v` indexed by block position).
+    pub(crate) fn solve(&self, v: &mut [Six]) {
+        let n = self.blocks();
+        for j in 0..n {
+            let vj = v[j];
+            for p in self.col_start[j]..self.col_start[j + 1] {
+                let change = times(&self.lower[p], &vj);
+                let target = &mut v[self.rows[p] as usize];
+                for k in 0..6 {
+                    target[k] -= change[k];
+                }
+            }
+        }
+        for j in (0..n).rev() {
+            let mut vj = v[j];
+            for p in self.col_start[j]..self.col_start[j + 1] {
+                let change = times(&self.upper[p], &v[self.rows[p] as usize]);
+                for k in 0..6 {
+                    vj[k] -= change[k];
+                }
+            }
+            v[j] = times(&self.diagonal[j], &vj);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ordering::OrderRule;
+    use super::*;
+
+    /// A dense non-symmetric matrix of `n` 6 x 6 blocks, diagonally dominant (10 I plus
+    /// couplings of magnitude below 1.5 per edge), and its block contributions.
+    fn dense_and_blocks(n: usize, edges: &[(u32, u32)]) -> (Vec<f64>, Vec<(u32, u32, Block)>) {
+        let dim = 6 * n;
+        let mut dense = vec![0.0; dim * dim];
+        for i in 0..dim {
+            dense[i * dim + i] = 10.0;
+        }
+        let mut contributions = Vec::new();
+        for (e, &(a, b)) in edges.iter().enumerate() {
+            for (p, q) in [(a, b), (b, a), (a, a), (b, b)] {
+                let block: Block = std::array::from_fn(|k| {
+                    let seed = (e * 31 + k * 7 + p as usize * 3 + q as usize * 5) % 13;
+                    seed as f64 / 8.0 - 0.75
+                });
+                for r in 0..6 {
+                    for c in 0..6 {
+                        dense[(6 * p as usize + r) * dim + 6 * q as usize + c] += block[r * 6 + c];
+                    }
+                }
+                contributions.push((p, q, block));
+            }
+        }
+        (dense, contributions)
+    }
+
+    fn dense_solve(mut a: Vec<f64>, mut x: Vec<f64>) -> Vec<f64> {
+        // Gaussian elimination without pivoting: fine for this diagonally dominant matrix.
+        let n = x.len();
+        for k in 0..n {
+            for i in k + 1..n {
+                let f = a[i * n + k] / a[k * n + k];
+                for j in k..n {
+                    a[i * n + j] -= f * a[k * n + j];
+                }
+                x[i] -= f * x[k];
+            }
+        }
+        for k in (0..n).rev() {
+            let s: f64 = (k + 1..n).map(|j| a[k * n + j] * x[j]).sum();
+            x[k] = (x[k] - s) / a[k * n + k];
+        }
+        x
+    }
+
+    #[test]
+    fn block_lu_solves_a_non_symmetric_system_like_a_dense_solve() {
+        let n = 9;
+        let edges: Vec<(u32, u32)> = vec![
+            (0, 1),
+            (1, 2),
+            (2, 3),
+            (3, 0),
+            (4, 5),
+            (5, 6),
+            (6, 7),
+            (7, 8),
+            (8, 4),
+            (2, 6),
+            (0, 8),
+        ];
+        let (dense, contributions) = dense_and_blocks(n, &edges);
+        let mut e = Elimination::default();
+        e.compute(n, &edges, OrderRule::MinimumDegree);
+        let mut lu = BlockLu::default();
+        lu.set_pattern(&e);
+        for (p, q, block) in contributions {
+            let (pp, pq) = (e.position[p as usize], e.position[q as usize]);
+            let at = (pp != pq).then(|| lu.find(pp.max(pq), pp.min(pq)).expect("edge in pattern"));
+            let target = match at {
+                None => &mut lu.diagonal[pp as usize],
+                Some(at) if pp > pq => &mut lu.lower[at],
+                Some(at) => &mut lu.upper[at],
+            };
+            for (entry, add) in target.iter_mut().zip(&block) {
+                *entry += add;
+            }
+        }
+        for d in &mut lu.diagonal {
+            for i in 0..6 {
+                d[i * 6 + i] += 10.0;
+            }
+        }
+        lu.factor().expect("non-singular");
+        let rhs: Vec<f64> = (0..6 * n).map(|i| ((i * 13) % 17) as f64 - 8.0).collect();
+        let expected = dense_solve(dense, rhs.clone());
+        let mut v = vec![[0.0; 6]; n];
+        for node in 0..n {
+            let at = e.position[node] as usize;
+            v[at].copy_from_slice(&rhs[6 * node..6 * node + 6]);
+        }
+        lu.solve(&mut v);
+        for node in 0..n {
+            let at = e.position[node] as usize;
+            for k in 0..6 {
+                let (got, want) = (v[at][k], expected[6 * node + k]);
+                assert!(
+                    (got - want).abs() <= 1e-11 * (1.0 + want.abs()),
+                    "{got} {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_singular_block_is_reported() {
+        let mut e = Elimination::default();
+        e.compute(2, &[(0, 1)], OrderRule::MinimumDegree);
+        let mut lu = BlockLu::default();
+        lu.set_pattern(&e);
+        for d in &mut lu.diagonal {
+            for i in 0..6 {
+                d[i * 6 + i] = 1.0;
+            }
+        }
+        // Couplings of 1 both ways between unit diagonals: the Schur complement 1 - 1 = 0.
+        lu.lower[0][0] = 1.0;
+        lu.upper[0][0] = 1.0;
+        assert_eq!(lu.factor(), Err(1));
+    }
+}
