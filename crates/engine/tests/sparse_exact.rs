@@ -285,16 +285,15 @@ fn sparse_solve_is_certified_on_resting_48_sphere_piles_but_for_a_few_steps() {
     assert!(fallbacks <= 4, "{fallbacks} fallbacks in 160 steps");
 }
 
-/// Steps an all-sparse copy of a scene: every island solved with a residual of at most
-/// 1e-9, and at most `fallbacks` steps solved so only by the Gauss-Seidel fallback.
-/// Returns the scene.
-fn certified(mut scene: Scene, steps: usize, fallbacks: usize) -> Scene {
-    let (mut worst, mut fell_back) = (0.0f64, 0);
+/// Steps an all-sparse copy of a scene: every island solved (no fallback), residual at
+/// most 1e-9. Returns the scene.
+fn certified(mut scene: Scene, steps: usize) -> Scene {
+    let mut worst = 0.0f64;
     for step in 0..steps {
         let stats = scene.world.step(scene.h).unwrap();
-        fell_back += stats.fallbacks;
-        assert!(
-            stats.unsolved_islands == 0 && fell_back <= fallbacks,
+        assert_eq!(
+            (stats.fallbacks, stats.unsolved_islands),
+            (0, 0),
             "step {step}: {:?}",
             stats.island_reports
         );
@@ -309,7 +308,7 @@ fn certified(mut scene: Scene, steps: usize, fallbacks: usize) -> Scene {
 
 #[test]
 fn sparse_solve_is_certified_on_a_pyramid_with_friction() {
-    let scene = certified(pyramid(6, exact(0)).unwrap(), 120, 0);
+    let scene = certified(pyramid(6, exact(0)).unwrap(), 120);
     let top = scene.world.body(*scene.bodies.last().unwrap()).unwrap();
     assert!((top.position() - Vec3::new(0.0, 0.0, 5.5)).length() < 1e-3);
 }
@@ -320,10 +319,7 @@ fn sparse_solve_is_certified_on_a_sphere_pile_with_friction() {
     // other until they rest. Before the semismooth Newton steps the first fallback came
     // at step 128 (5 in 400 steps), see docs/benchmarks-history.md, second session,
     // "S2 on the exact stepper: not solved on most steps".
-    // With the coupled factor's start (2026-11-28) step 297 of this pile fell back, its
-    // Gauss-Seidel forces still within 1e-9; over 1,420 pile steps the fallbacks went from
-    // 9 to 7 (`sphere_piles_fall_back_on_few_steps`), so one is allowed here.
-    let scene = certified(sphere_pile(3, 3, exact(0)).unwrap(), 400, 1);
+    let scene = certified(sphere_pile(3, 3, exact(0)).unwrap(), 400);
     for &ball in &scene.bodies {
         assert!(scene.world.body(ball).unwrap().position().z > 0.49);
     }
@@ -456,10 +452,10 @@ fn s2_exact_probe() {
 }
 
 /// The sparse solver's fallback rate on sphere piles, where friction feeds back into the
-/// normal forces: 18 resting piles of 27 to 48 spheres (settled by 100 to 350 iterative
+/// normal forces: 18 resting piles of 27 to 48 spheres (settled by 150 to 400 iterative
 /// steps) for 40 exact steps each, and two landings (27 spheres for 400 steps, 48 for
 /// 300), 1,420 steps in all. Before the coupled body-space factor (2026-11-28) 9 steps fell
-/// back (9 islands left unsolved by the fallback too), with it 7 (6): at most 10 (0.7 %).
+/// back (9 islands left unsolved by the fallback too), with it 5 (5): at most 10 (0.7 %).
 /// Every island counted solved has a residual of at most 1e-9, and every pile stays in
 /// its container.
 #[test]

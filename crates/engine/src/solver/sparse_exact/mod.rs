@@ -142,11 +142,11 @@ pub(crate) struct SparseExactSolver {
     shifted: Vec<f64>,
     /// The forces and residual before the last coupled-factor correction, to undo it.
     before_direct: (Vec<f64>, Vec<f64>),
-    /// Whether the last active-set settle ended solving the friction-coupled equations:
-    /// the next one starts with them.
-    coupled_last: bool,
-    /// Whether the last solve ended in its block moves (no Newton steps).
-    block_moves_solved: bool,
+    /// Whether the next active-set settle starts with the friction-coupled equations: at
+    /// the start of a solve, whether last step's index sets couple friction to normals
+    /// (state a snapshot keeps, so a resumed world decides alike); then whether the last
+    /// settle ended coupled.
+    coupled_next: bool,
     gmres: gmres::Gmres,
     krylov: Vec<f64>,
     full: Vec<f64>,
@@ -282,6 +282,7 @@ impl SparseExactSolver {
             v.resize(n, 0.0);
         }
         let warm_started = warm_sets && warm.iter().all(Option::is_some);
+        self.coupled_next = warm_started && self.sets_couple_friction(findex);
         self.effort = (MAX_REFINEMENTS, GMRES_CYCLES);
         let mut op = SparseOperator::new(rows, mass, range.clone(), regularization, bodies, cache);
         let (status, iterations) = self.iterate(island, &mut op);
@@ -309,9 +310,7 @@ impl SparseExactSolver {
         let max_diagonal = op.max_diagonal();
         self.factored.clear();
         let mut used = 0;
-        let sweep = self.active_sets(island, op, max_diagonal, &mut used);
-        self.block_moves_solved = sweep == Sweep::Solved;
-        match sweep {
+        match self.active_sets(island, op, max_diagonal, &mut used) {
             Sweep::Solved => return (Status::Solved, used),
             Sweep::Failed(status) => return (status, used),
             Sweep::Stalled => {}
@@ -385,12 +384,9 @@ impl SparseExactSolver {
         let mut fewest = usize::MAX;
         while *used < MAX_ITERATIONS {
             *used += 1;
-            // An island coupled as in the last solve, which block moves solved and which
-            // ended needing the friction coupling (a resting pyramid, step after step),
-            // starts with the coupled factor, and factors `H` only if that does not pay.
-            // Sphere piles, which need Newton steps, keep the plain start: with the
-            // coupled start a 27-sphere pile fell back once in 400 steps.
-            let coupled = self.coupled_last && self.system.kept_pattern && self.block_moves_solved;
+            // Sets that couple friction to normals (a resting pyramid, step after step)
+            // start with the coupled factor, and factor `H` only if that does not pay.
+            let coupled = self.coupled_next;
             if coupled {
                 self.read_clamped_set();
             } else if !self.factor_clamped_set(island) {
@@ -565,13 +561,22 @@ impl SparseExactSolver {
             }
         }
         if direct_allowed {
-            self.coupled_last = coupled;
+            self.coupled_next = coupled;
         }
         if self.x.iter().all(|v| v.is_finite()) {
             Settled::Yes
         } else {
             Settled::NonFinite
         }
+    }
+
+    /// Whether some friction row is at a bound while its normal row is clamped (in
+    /// `state`): the refinement then needs the friction-coupled equations.
+    fn sets_couple_friction(&self, findex: &[Option<usize>]) -> bool {
+        self.state.iter().zip(findex).any(|(state, normal)| {
+            *state != IndexState::Clamped
+                && normal.is_some_and(|n| self.state[n] == IndexState::Clamped)
+        })
     }
 
     /// `d x_t / d x_n` into `coupling` for each friction row `t` at a bound whose normal

@@ -50,9 +50,6 @@ pub(crate) struct BodySystem {
     coupled: BlockLu,
     /// Per row: its Jacobian plus those of the friction rows that follow it (`J~`).
     carried: Vec<JacobianRow>,
-    /// Whether the last [`Self::prepare`] kept the ordering and pattern of the call before:
-    /// the island's bodies were coupled as before.
-    pub(crate) kept_pattern: bool,
     /// `M` per block position.
     mass: Vec<Block>,
     rows: Vec<RowBlocks>,
@@ -109,7 +106,6 @@ impl BodySystem {
             .ordered
             .as_ref()
             .is_some_and(|(bodies, edges)| *bodies == n && *edges == self.edges);
-        self.kept_pattern = known;
         if !known {
             self.elimination
                 .compute(n, &self.edges, OrderRule::MinimumDegree);
