@@ -66,6 +66,25 @@ impl BlockLu {
     /// Factors the assembled matrix in place (right-looking, as the block Cholesky).
     /// `Err(j)`: the updated diagonal block `j` is singular.
     pub(crate) fn factor(&mut self) -> Result<(), usize> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 was detected just now.
+            return unsafe { self.factor_avx2() };
+        }
+        self.factor_portable()
+    }
+
+    /// [`Self::factor_portable`] compiled for AVX2: the block products' rows become one
+    /// and a half 4-wide vectors instead of three 2-wide ones. No fused multiply-adds,
+    /// so the answer is the same to the bit on every processor.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn factor_avx2(&mut self) -> Result<(), usize> {
+        self.factor_portable()
+    }
+
+    #[inline(always)]
+    pub(crate) fn factor_portable(&mut self) -> Result<(), usize> {
         for j in 0..self.blocks() {
             if !invert_in_place(&mut self.diagonal[j]) {
                 return Err(j);
@@ -211,7 +230,15 @@ mod tests {
                 d[i * 6 + i] += 10.0;
             }
         }
+        let mut portable = lu.clone();
         lu.factor().expect("non-singular");
+        // The AVX2 build gives the portable factor to the bit.
+        portable.factor_portable().expect("non-singular");
+        let bits = |f: &BlockLu| -> Vec<u64> {
+            let blocks = f.diagonal.iter().chain(&f.lower).chain(&f.upper);
+            blocks.flatten().map(|v| v.to_bits()).collect()
+        };
+        assert_eq!(bits(&lu), bits(&portable));
         let rhs: Vec<f64> = (0..6 * n).map(|i| ((i * 13) % 17) as f64 - 8.0).collect();
         let expected = dense_solve(dense, rhs.clone());
         let mut v = vec![[0.0; 6]; n];
