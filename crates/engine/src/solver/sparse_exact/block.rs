@@ -113,7 +113,7 @@ pub(crate) fn subtract_transposed_product(v: &mut Six, a: &Block, x: &Six) {
 }
 
 /// `c <- c + s p q^T` for 6-vectors `p`, `q`.
-#[inline]
+#[inline(always)]
 pub(crate) fn add_outer(c: &mut Block, s: f64, p: &Six, q: &Six) {
     for i in 0..6 {
         let spi = s * p[i];

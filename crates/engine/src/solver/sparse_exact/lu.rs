@@ -118,6 +118,23 @@ impl BlockLu {
 
     /// Solves `L U u = v` in place (`v` indexed by block position).
     pub(crate) fn solve(&self, v: &mut [Six]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 was detected just now.
+            return unsafe { self.solve_avx2(v) };
+        }
+        self.solve_portable(v)
+    }
+
+    /// [`Self::solve_portable`] compiled for AVX2 (as [`Self::factor_avx2`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn solve_avx2(&self, v: &mut [Six]) {
+        self.solve_portable(v)
+    }
+
+    #[inline(always)]
+    pub(crate) fn solve_portable(&self, v: &mut [Six]) {
         let n = self.blocks();
         for j in 0..n {
             let vj = v[j];
@@ -246,7 +263,13 @@ mod tests {
             let at = e.position[node] as usize;
             v[at].copy_from_slice(&rhs[6 * node..6 * node + 6]);
         }
+        let mut v_portable = v.clone();
         lu.solve(&mut v);
+        lu.solve_portable(&mut v_portable);
+        assert_eq!(
+            v, v_portable,
+            "the AVX2 solve gives the portable one's answer"
+        );
         for node in 0..n {
             let at = e.position[node] as usize;
             for k in 0..6 {

@@ -140,8 +140,6 @@ pub(crate) struct SparseExactSolver {
     coupled_factor: (Vec<bool>, Vec<f64>, Vec<f64>),
     /// `r` plus the proximal shift of the clamped rows, for the coupled factor.
     shifted: Vec<f64>,
-    /// The forces and residual before the last coupled-factor correction, to undo it.
-    before_direct: (Vec<f64>, Vec<f64>),
     /// Whether the next active-set settle starts with the friction-coupled equations: at
     /// the start of a solve, whether last step's index sets couple friction to normals
     /// (state a snapshot keeps, so a resumed world decides alike); then whether the last
@@ -475,15 +473,16 @@ impl SparseExactSolver {
         // Newton steps keep GMRES (`direct_allowed` false): their proximal shift and line
         // search were tuned with it, and on S2's landing pile the factor's passes made no
         // step cheaper and one fall back (90 steps, 2026-11-28).
-        let mut direct = direct_allowed;
+        let (mut direct, mut undone) = (direct_allowed, false);
         self.converged = false;
         let (refinements, _) = self.effort;
         for _ in 0..refinements {
             for i in 0..self.x.len() {
-                let (l, h) = self.limits(island, friction, i);
+                // Only bound rows read their limits (most rows of a resting pile are
+                // clamped, and a friction limit reads its normal force).
                 match self.state[i] {
-                    IndexState::AtLower => self.x[i] = l,
-                    IndexState::AtUpper => self.x[i] = h,
+                    IndexState::AtLower => self.x[i] = self.limits(island, friction, i).0,
+                    IndexState::AtUpper => self.x[i] = self.limits(island, friction, i).1,
                     IndexState::Clamped => {}
                 }
             }
@@ -512,15 +511,20 @@ impl SparseExactSolver {
             // force: a fixed point, slow (or divergent) when the coupling is strong. Once
             // it is slow, solve the coupled equations ([`gmres`]) instead; once that stalls
             // too, the round-off floor is reached and the caller's checks decide.
-            if largest > SLOW_REFINEMENT * previous {
+            // Right after an undo this residual is the restored forces' (the one before
+            // the undone correction): nothing to judge.
+            if largest > SLOW_REFINEMENT * previous && !std::mem::take(&mut undone) {
                 if coupled && direct {
                     // The coupled factor's correction did not pay (a badly conditioned
-                    // factor, or friction slopes that changed sign): undo it and take
-                    // GMRES on the true operator from the forces before it.
+                    // factor, or friction slopes that changed sign): undo it (`dx` still
+                    // holds it) and take GMRES on the true operator from the forces
+                    // before it, whose residual the next pass measures.
                     direct = false;
-                    self.x.clone_from(&self.before_direct.0);
-                    self.res.clone_from(&self.before_direct.1);
-                    largest = previous;
+                    for (x, dx) in self.x.iter_mut().zip(&self.dx) {
+                        *x -= dx;
+                    }
+                    undone = true;
+                    continue;
                 } else if coupled {
                     stalled += 1;
                     if stalled >= 2 {
@@ -533,8 +537,6 @@ impl SparseExactSolver {
             previous = largest;
             if coupled {
                 if direct {
-                    self.before_direct.0.clone_from(&self.x);
-                    self.before_direct.1.clone_from(&self.res);
                     direct = self.coupled_direct(island, friction);
                 }
                 if !direct {
