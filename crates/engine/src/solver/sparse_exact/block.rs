@@ -198,6 +198,28 @@ pub(crate) fn times(a: &Block, x: &Six) -> Six {
     std::array::from_fn(|i| (0..6).map(|k| a[i * 6 + k] * x[k]).sum())
 }
 
+/// Solves the dense row-major `a x = b` by Gaussian elimination without pivoting: the
+/// reference of the block factorisations' tests, whose matrices are well conditioned
+/// (positive definite or diagonally dominant).
+#[cfg(test)]
+pub(crate) fn dense_solve(mut a: Vec<f64>, mut x: Vec<f64>) -> Vec<f64> {
+    let n = x.len();
+    for k in 0..n {
+        for i in k + 1..n {
+            let f = a[i * n + k] / a[k * n + k];
+            for j in k..n {
+                a[i * n + j] -= f * a[k * n + j];
+            }
+            x[i] -= f * x[k];
+        }
+    }
+    for k in (0..n).rev() {
+        let s: f64 = (k + 1..n).map(|j| a[k * n + j] * x[j]).sum();
+        x[k] = (x[k] - s) / a[k * n + k];
+    }
+    x
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,7 +129,7 @@ impl BlockCholesky {
 
 #[cfg(test)]
 mod tests {
-    use super::super::block::add_outer;
+    use super::super::block::{add_outer, dense_solve};
     use super::super::ordering::OrderRule;
     use super::*;
 
@@ -161,25 +161,6 @@ mod tests {
             }
         }
         (dense, contributions)
-    }
-
-    fn dense_solve(mut a: Vec<f64>, mut x: Vec<f64>) -> Vec<f64> {
-        // Gaussian elimination without pivoting: fine for this well-conditioned SPD matrix.
-        let n = x.len();
-        for k in 0..n {
-            for i in k + 1..n {
-                let f = a[i * n + k] / a[k * n + k];
-                for j in k..n {
-                    a[i * n + j] -= f * a[k * n + j];
-                }
-                x[i] -= f * x[k];
-            }
-        }
-        for k in (0..n).rev() {
-            let s: f64 = (k + 1..n).map(|j| a[k * n + j] * x[j]).sum();
-            x[k] = (x[k] - s) / a[k * n + k];
-        }
-        x
     }
 
     #[test]
@@ -222,7 +203,15 @@ mod tests {
                 d[i * 6 + i] += 10.0;
             }
         }
+        let mut portable = chol.clone();
         chol.factor().expect("positive definite");
+        // The AVX2 build gives the portable factor to the bit.
+        portable.factor_portable().expect("positive definite");
+        let bits = |c: &BlockCholesky| -> Vec<u64> {
+            let blocks = c.diagonal.iter().chain(&c.off);
+            blocks.flatten().map(|v| v.to_bits()).collect()
+        };
+        assert_eq!(bits(&chol), bits(&portable));
         let rhs: Vec<f64> = (0..6 * n).map(|i| ((i * 13) % 17) as f64 - 8.0).collect();
         let expected = dense_solve(dense, rhs.clone());
         let mut v = vec![[0.0; 6]; n];
@@ -241,49 +230,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    /// The AVX2 build of the factorisation gives the portable one's factor to the bit.
-    #[test]
-    fn the_dispatched_factor_equals_the_portable_one_bit_for_bit() {
-        let n = 6;
-        let edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 0), (1, 4)];
-        let (_, contributions) = dense_and_blocks(n, &edges);
-        let mut e = Elimination::default();
-        e.compute(n, &edges, OrderRule::MinimumDegree);
-        let mut chol = BlockCholesky::default();
-        chol.set_pattern(&e);
-        for (p, q, block) in contributions {
-            let (pp, pq) = (e.position[p as usize], e.position[q as usize]);
-            let target = if pp == pq {
-                &mut chol.diagonal[pp as usize]
-            } else if pp > pq {
-                let at = chol.find(pp, pq).expect("edge in pattern");
-                &mut chol.off[at]
-            } else {
-                continue;
-            };
-            for (entry, add) in target.iter_mut().zip(&block) {
-                *entry += add;
-            }
-        }
-        for d in &mut chol.diagonal {
-            for i in 0..6 {
-                d[i * 6 + i] += 10.0;
-            }
-        }
-        let mut portable = chol.clone();
-        chol.factor().expect("positive definite");
-        portable.factor_portable().expect("positive definite");
-        let bits = |c: &BlockCholesky| -> Vec<u64> {
-            c.diagonal
-                .iter()
-                .chain(&c.off)
-                .flatten()
-                .map(|v| v.to_bits())
-                .collect()
-        };
-        assert_eq!(bits(&chol), bits(&portable));
     }
 
     #[test]

@@ -161,6 +161,7 @@ impl BlockLu {
 
 #[cfg(test)]
 mod tests {
+    use super::super::block::dense_solve;
     use super::super::ordering::OrderRule;
     use super::*;
 
@@ -188,25 +189,6 @@ mod tests {
             }
         }
         (dense, contributions)
-    }
-
-    fn dense_solve(mut a: Vec<f64>, mut x: Vec<f64>) -> Vec<f64> {
-        // Gaussian elimination without pivoting: fine for this diagonally dominant matrix.
-        let n = x.len();
-        for k in 0..n {
-            for i in k + 1..n {
-                let f = a[i * n + k] / a[k * n + k];
-                for j in k..n {
-                    a[i * n + j] -= f * a[k * n + j];
-                }
-                x[i] -= f * x[k];
-            }
-        }
-        for k in (0..n).rev() {
-            let s: f64 = (k + 1..n).map(|j| a[k * n + j] * x[j]).sum();
-            x[k] = (x[k] - s) / a[k * n + k];
-        }
-        x
     }
 
     #[test]

@@ -32,6 +32,75 @@ struct RowBlocks {
     off: u32,
 }
 
+/// Where one block of a row's outer product lands in the block matrix.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// The diagonal block of this position.
+    Diagonal(usize),
+    /// The off-diagonal block of this pattern index below the diagonal, `(max, min)`.
+    Below(usize),
+    /// Its mirror above the diagonal, `(min, max)`.
+    Above(usize),
+}
+
+impl RowBlocks {
+    /// Calls `add(place, left, right)` for every block of the row's outer product
+    /// `a^T b`, with the sides whose parts of `a` and `b` go there, always in the same
+    /// order: both diagonal blocks, then the cross terms when both sides are one body, or
+    /// else the off-diagonal block and its mirror.
+    #[inline(always)]
+    fn place(self, mut add: impl FnMut(Place, usize, usize)) {
+        for (s, &p) in self.side.iter().enumerate() {
+            if p != NONE {
+                add(Place::Diagonal(p as usize), s, s);
+            }
+        }
+        let [p, q] = self.side;
+        if p == NONE || q == NONE {
+            return;
+        }
+        if p == q {
+            // Both sides on one body: the cross terms land on its diagonal block.
+            add(Place::Diagonal(p as usize), 0, 1);
+            add(Place::Diagonal(p as usize), 1, 0);
+        } else if self.off != NONE {
+            // Block (max, min) takes the larger position's side on the left.
+            let (below, above) = if p > q { (0, 1) } else { (1, 0) };
+            add(Place::Below(self.off as usize), below, above);
+            add(Place::Above(self.off as usize), above, below);
+        }
+    }
+}
+
+/// Adds `sum_i (res_i / r_i) a_i` over the clamped rows into `rhs` (per block position),
+/// `a_i` the rows `jacobian` (each row's `J_i`, or `J~_i` for the coupled equations).
+fn load_rhs(
+    rhs: &mut [Six],
+    blocks: &[RowBlocks],
+    jacobian: &[JacobianRow],
+    clamped: &[bool],
+    r: &[f64],
+    res: &[f64],
+) {
+    rhs.fill([0.0; 6]);
+    for (i, j) in jacobian.iter().enumerate() {
+        if !clamped[i] || res[i] == 0.0 {
+            continue;
+        }
+        let scale = res[i] / r[i];
+        for s in 0..2 {
+            let p = blocks[i].side[s];
+            if p != NONE {
+                let part = side_jacobian(j, s);
+                let target = &mut rhs[p as usize];
+                for k in 0..6 {
+                    target[k] += scale * part[k];
+                }
+            }
+        }
+    }
+}
+
 /// The island's body graph, its ordering, the factor, and per-row block positions. Reused
 /// between steps: once warmed up nothing here allocates unless the island grows.
 #[derive(Debug, Clone, Default)]
@@ -168,32 +237,17 @@ impl BodySystem {
                 continue;
             }
             let weight = 1.0 / r[i];
-            let blocks = self.rows[i];
             let parts = [side_jacobian(j, 0), side_jacobian(j, 1)];
-            for (part, &p) in parts.iter().zip(&blocks.side) {
-                if p != NONE {
-                    add_outer(&mut self.factor.diagonal[p as usize], weight, part, part);
-                }
-            }
-            let [p, q] = blocks.side;
-            if p == NONE || q == NONE {
-                continue;
-            }
-            if p == q {
-                // Both sides on one body: the cross terms land on its diagonal block.
-                let block = &mut self.factor.diagonal[p as usize];
-                add_outer(block, weight, &parts[0], &parts[1]);
-                add_outer(block, weight, &parts[1], &parts[0]);
-            } else if blocks.off != NONE {
-                // Block (max, min): the larger position's part on the left.
-                let (left, right) = if p > q { (0, 1) } else { (1, 0) };
-                add_outer(
-                    &mut self.factor.off[blocks.off as usize],
-                    weight,
-                    &parts[left],
-                    &parts[right],
-                );
-            }
+            let factor = &mut self.factor;
+            // Symmetric: only the blocks on and below the diagonal are stored.
+            self.rows[i].place(|place, left, right| {
+                let block = match place {
+                    Place::Diagonal(p) => &mut factor.diagonal[p],
+                    Place::Below(at) => &mut factor.off[at],
+                    Place::Above(_) => return,
+                };
+                add_outer(block, weight, &parts[left], &parts[right]);
+            });
         }
         self.factor.factor().is_ok()
     }
@@ -267,30 +321,16 @@ impl BodySystem {
                 continue;
             }
             let weight = 1.0 / r[i];
-            let blocks = self.rows[i];
-            let left = [side_jacobian(carried, 0), side_jacobian(carried, 1)];
-            let right = [side_jacobian(j, 0), side_jacobian(j, 1)];
-            for s in 0..2 {
-                let p = blocks.side[s];
-                if p != NONE {
-                    add_outer(&mut lu.diagonal[p as usize], weight, &left[s], &right[s]);
-                }
-            }
-            let [p, q] = blocks.side;
-            if p == NONE || q == NONE {
-                continue;
-            }
-            if p == q {
-                let block = &mut lu.diagonal[p as usize];
-                add_outer(block, weight, &left[0], &right[1]);
-                add_outer(block, weight, &left[1], &right[0]);
-            } else if blocks.off != NONE {
-                // Block (p, q) takes side 0 on the left, block (q, p) side 1.
-                let (below, above) = if p > q { (0, 1) } else { (1, 0) };
-                let at = blocks.off as usize;
-                add_outer(&mut lu.lower[at], weight, &left[below], &right[above]);
-                add_outer(&mut lu.upper[at], weight, &left[above], &right[below]);
-            }
+            let a = [side_jacobian(carried, 0), side_jacobian(carried, 1)];
+            let b = [side_jacobian(j, 0), side_jacobian(j, 1)];
+            self.rows[i].place(|place, left, right| {
+                let block = match place {
+                    Place::Diagonal(p) => &mut lu.diagonal[p],
+                    Place::Below(at) => &mut lu.lower[at],
+                    Place::Above(at) => &mut lu.upper[at],
+                };
+                add_outer(block, weight, &a[left], &b[right]);
+            });
         }
     }
 
@@ -306,25 +346,7 @@ impl BodySystem {
         res: &[f64],
         dx: &mut [f64],
     ) {
-        for v in &mut self.rhs {
-            *v = [0.0; 6];
-        }
-        for (i, carried) in self.carried.iter().enumerate() {
-            if !clamped[i] || res[i] == 0.0 {
-                continue;
-            }
-            let scale = res[i] / r[i];
-            for s in 0..2 {
-                let p = self.rows[i].side[s];
-                if p != NONE {
-                    let part = side_jacobian(carried, s);
-                    let target = &mut self.rhs[p as usize];
-                    for k in 0..6 {
-                        target[k] += scale * part[k];
-                    }
-                }
-            }
-        }
+        load_rhs(&mut self.rhs, &self.rows, &self.carried, clamped, r, res);
         self.coupled.solve(&mut self.rhs);
         self.moved(rows, range, clamped, r, res, dx);
     }
@@ -340,26 +362,8 @@ impl BodySystem {
         res: &[f64],
         dx: &mut [f64],
     ) {
-        for v in &mut self.rhs {
-            *v = [0.0; 6];
-        }
         let jacobian = &rows.jacobian[range.clone()];
-        for (i, j) in jacobian.iter().enumerate() {
-            if !clamped[i] || res[i] == 0.0 {
-                continue;
-            }
-            let scale = res[i] / r[i];
-            for s in 0..2 {
-                let p = self.rows[i].side[s];
-                if p != NONE {
-                    let part = side_jacobian(j, s);
-                    let target = &mut self.rhs[p as usize];
-                    for k in 0..6 {
-                        target[k] += scale * part[k];
-                    }
-                }
-            }
-        }
+        load_rhs(&mut self.rhs, &self.rows, jacobian, clamped, r, res);
         self.factor.solve(&mut self.rhs);
         self.moved(rows, range, clamped, r, res, dx);
     }
