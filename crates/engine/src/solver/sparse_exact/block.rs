@@ -125,6 +125,7 @@ pub(crate) fn add_outer(c: &mut Block, s: f64, p: &Six, q: &Six) {
 
 /// Replaces `a` by its inverse (Gauss-Jordan with partial pivoting). Returns `false`,
 /// leaving `a` undefined, if a pivot is zero or not finite: the block is singular.
+#[inline(always)]
 pub(crate) fn invert_in_place(a: &mut Block) -> bool {
     let mut inverse = ZERO;
     for i in 0..6 {

@@ -44,9 +44,10 @@ impl BlockLu {
         self.col_start.len().saturating_sub(1)
     }
 
-    /// Zeroes every block, keeping the pattern.
-    pub(crate) fn clear(&mut self) {
-        self.diagonal.fill(ZERO);
+    /// Starts an assembly on the same pattern: diagonal blocks `diagonal`, every other
+    /// block zero (the diagonal is written once rather than zeroed first).
+    pub(crate) fn start_from(&mut self, diagonal: &[Block]) {
+        self.diagonal.copy_from_slice(diagonal);
         self.lower.fill(ZERO);
         self.upper.fill(ZERO);
     }

@@ -135,11 +135,10 @@ pub(crate) struct SparseExactSolver {
     factored: Vec<bool>,
     /// Per row, `d x / d x_n` of a friction row at a bound on its clamped normal row.
     coupling: Vec<f64>,
-    /// The clamped set, slopes and regularisation (with the proximal shift) that the
-    /// system's coupled factor was last computed from; empty when it is stale.
+    /// The clamped set, slopes and factorisation weights `r` (which hold a Newton step's
+    /// proximal shift already) that the system's coupled factor was last computed from;
+    /// empty when it is stale.
     coupled_factor: (Vec<bool>, Vec<f64>, Vec<f64>),
-    /// `r` plus the proximal shift of the clamped rows, for the coupled factor.
-    shifted: Vec<f64>,
     /// Whether the next active-set settle starts with the friction-coupled equations: at
     /// the start of a solve, whether last step's index sets couple friction to normals
     /// (state a snapshot keeps, so a resumed world decides alike); then whether the last
@@ -173,6 +172,10 @@ pub(crate) struct SparseExactSolver {
     base_r: Vec<f64>,
     /// Whether the last refinement reached its tolerance.
     converged: bool,
+    /// Whether the operator's accumulators hold `M^-1 J^T x` of the current forces: set
+    /// when a refinement converges (its last pass began at them and nothing moved since),
+    /// taken by the next [`Self::violations`], which then skips a pass over every row.
+    accumulated_at_x: bool,
     /// Refinement passes of one settle and GMRES cycles of one coupled correction:
     /// [`MAX_REFINEMENTS`] and [`GMRES_CYCLES`], less during Newton steps (see
     /// [`newton`]).
@@ -261,6 +264,7 @@ impl SparseExactSolver {
             admissible(guess, lo[i], hi[i])
         }));
         self.shift.clear();
+        self.accumulated_at_x = false;
         // The coupled factor belongs to this solve's Jacobians.
         self.coupled_factor.0.clear();
         self.r.clear();
@@ -284,7 +288,11 @@ impl SparseExactSolver {
         self.effort = (MAX_REFINEMENTS, GMRES_CYCLES);
         let mut op = SparseOperator::new(rows, mass, range.clone(), regularization, bodies, cache);
         let (status, iterations) = self.iterate(island, &mut op);
-        op.begin(&self.x);
+        // A solve ends `Solved` right after counting violations at these forces, which left
+        // the accumulators at `x` (S1: 4 % of a resting step to redo).
+        if status != Status::Solved {
+            op.begin(&self.x);
+        }
         let residual = sparse_residual(&op, b, lo, hi, findex, &self.x).max();
         op.clear();
         let finite = self.x.iter().all(|v| v.is_finite());
@@ -352,7 +360,9 @@ impl SparseExactSolver {
         max_diagonal: f64,
         friction: Friction,
     ) -> usize {
-        op.begin(&self.x);
+        if !std::mem::take(&mut self.accumulated_at_x) {
+            op.begin(&self.x);
+        }
         for (i, w) in self.w.iter_mut().enumerate() {
             *w = op.row_times_vector(i, &self.x) - island.b[i];
         }
@@ -390,7 +400,13 @@ impl SparseExactSolver {
             } else if !self.factor_clamped_set(island) {
                 return Sweep::Failed(Status::PivotFailure);
             }
-            match self.settle(island, op, max_diagonal, friction, coupled, true) {
+            // Bounds linearised at these forces (see [`Friction::Linear`]): with moving
+            // bounds a clamped normal force the correction takes below zero flips its
+            // friction limits, the residual stops falling and the exact coupled
+            // correction was undone for GMRES, which solved the same equations again
+            // (S2's first 60 steps: 3.5 -> 1.1 s).
+            self.saved.clone_from(&self.x);
+            match self.settle(island, op, max_diagonal, Friction::Linear, coupled) {
                 Settled::Yes => {}
                 Settled::NotPositiveDefinite => return Sweep::Failed(Status::PivotFailure),
                 Settled::NonFinite => return Sweep::Failed(Status::NonFinite),
@@ -464,17 +480,17 @@ impl SparseExactSolver {
         max_diagonal: f64,
         friction: Friction,
         coupled_from_start: bool,
-        direct_allowed: bool,
     ) -> Settled {
         let range = island.range.clone();
         let mut previous = f64::INFINITY;
         let (mut coupled, mut stalled) = (coupled_from_start, 0);
         // Coupled passes first solve by the coupled factor, then by GMRES if that stalls.
-        // Newton steps keep GMRES (`direct_allowed` false): their proximal shift and line
-        // search were tuned with it, and on S2's landing pile the factor's passes made no
-        // step cheaper and one fall back (90 steps, 2026-11-28).
-        let (mut direct, mut undone) = (direct_allowed, false);
+        // Newton steps too: their coupled factor once counted the proximal shift twice,
+        // which made the factor's passes no faster than GMRES there; fixed, S2's first 100
+        // steps went from 32 to 12 s (2026-11-28).
+        let (mut direct, mut undone) = (true, false);
         self.converged = false;
+        self.accumulated_at_x = false;
         let (refinements, _) = self.effort;
         for _ in 0..refinements {
             for i in 0..self.x.len() {
@@ -505,6 +521,7 @@ impl SparseExactSolver {
             let (_, w_scale) = scales(&self.x, island.b, max_diagonal);
             if largest <= REFINE_TOLERANCE * w_scale {
                 self.converged = true;
+                self.accumulated_at_x = true;
                 break;
             }
             // The plain correction ignores that friction at a bound moves with its normal
@@ -562,9 +579,7 @@ impl SparseExactSolver {
                 *x += dx;
             }
         }
-        if direct_allowed {
-            self.coupled_next = coupled;
-        }
+        self.coupled_next = coupled;
         if self.x.iter().all(|v| v.is_finite()) {
             Settled::Yes
         } else {
@@ -612,43 +627,33 @@ impl SparseExactSolver {
     /// that factor is singular: the caller then takes [`Self::coupled_correction`].
     fn coupled_direct(&mut self, island: &SparseIsland, friction: Friction) -> bool {
         self.fill_coupling(island, friction);
-        self.shifted.clear();
-        let shift = &self.shift;
-        self.shifted.extend(self.r.iter().enumerate().map(|(i, r)| {
-            if shift.is_empty() {
-                *r
-            } else {
-                r + shift[i]
-            }
-        }));
-        let (clamped, coupling, shifted) = &mut self.coupled_factor;
-        let current =
-            *clamped == self.clamped && *coupling == self.coupling && *shifted == self.shifted;
+        let (clamped, coupling, weights) = &mut self.coupled_factor;
+        let current = *clamped == self.clamped && *coupling == self.coupling && *weights == self.r;
         if !current {
             let range = island.range.clone();
             let ok = self.system.factor_coupled(
                 island.rows,
                 range,
                 &self.clamped,
-                &self.shifted,
+                &self.r,
                 &self.coupling,
             );
-            let (clamped, coupling, shifted) = &mut self.coupled_factor;
+            let (clamped, coupling, weights) = &mut self.coupled_factor;
             if !ok {
                 clamped.clear();
                 coupling.clear();
-                shifted.clear();
+                weights.clear();
                 return false;
             }
             clamped.clone_from(&self.clamped);
             coupling.clone_from(&self.coupling);
-            shifted.clone_from(&self.shifted);
+            weights.clone_from(&self.r);
         }
         self.system.correct_coupled(
             island.rows,
             island.range.clone(),
             &self.clamped,
-            &self.shifted,
+            &self.r,
             &self.res,
             &mut self.dx,
         );

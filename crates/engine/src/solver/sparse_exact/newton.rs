@@ -12,8 +12,8 @@
 //! the box are clamped, the others sit at the bound `z_i` crossed. A generalized Jacobian
 //! of `Phi` for that partition gives the Newton equations `(A x')_i = b_i` for clamped
 //! rows and `x'_i = bound_i(x')` (the bound linearised at `x`) for the others: the coupled
-//! equations `settle` solves on a set (body-space Cholesky, GMRES for the friction
-//! coupling). The full step is the primal-dual active-set step; what that iteration lacks
+//! equations `settle` solves on a set (body-space Cholesky; for the friction coupling the
+//! coupled block LU, GMRES where that does not pay). The full step is the primal-dual active-set step; what that iteration lacks
 //! is a globalisation, and three pieces provide it here:
 //!
 //! - **Line search**: the step `x + t (x' - x)` is cut back until the merit `|Phi|^2`
@@ -139,7 +139,7 @@ impl SparseExactSolver {
                 break Sweep::Failed(Status::PivotFailure);
             }
             self.saved.clone_from(&self.x);
-            match self.settle(island, op, max_diagonal, Friction::Linear, true, false) {
+            match self.settle(island, op, max_diagonal, Friction::Linear, true) {
                 Settled::Yes => {}
                 Settled::NotPositiveDefinite => break Sweep::Failed(Status::PivotFailure),
                 Settled::NonFinite => break Sweep::Failed(Status::NonFinite),
