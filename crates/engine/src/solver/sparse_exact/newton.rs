@@ -135,9 +135,8 @@ impl SparseExactSolver {
                 factored_rho = rho;
             }
             *used += 1;
-            if !self.factor_clamped_set(island) {
-                break Sweep::Failed(Status::PivotFailure);
-            }
+            // The coupled factor solves the step; `H` is factored only if that fails.
+            self.read_clamped_set();
             self.saved.clone_from(&self.x);
             match self.settle(island, op, max_diagonal, Friction::Linear, true) {
                 Settled::Yes => {}
