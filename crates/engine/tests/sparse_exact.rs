@@ -455,7 +455,8 @@ fn s2_exact_probe() {
 /// normal forces: 18 resting piles of 27 to 48 spheres (settled by 150 to 400 iterative
 /// steps) for 40 exact steps each, and two landings (27 spheres for 400 steps, 48 for
 /// 300), 1,420 steps in all. Before the coupled body-space factor (2026-11-28) 9 steps fell
-/// back (9 islands left unsolved by the fallback too), with it 6 (6): at most 10 (0.7 %).
+/// back (9 islands left unsolved by the fallback too), with it 6 (6), with linearised
+/// friction bounds in every settle and the factor in Newton steps 7 (7): at most 10 (0.7 %).
 /// Every island counted solved has a residual of at most 1e-9, and every pile stays in
 /// its container.
 #[test]

@@ -202,7 +202,7 @@ impl SparseExactSolver {
 
     /// Sets the proximal shift `rho A_ii` of every row and the factorisation weights
     /// `r + shift` (`rho = 0`: none); the next factorisation is forced.
-    fn set_proximal(&mut self, op: &SparseOperator, rho: f64) {
+    pub(super) fn set_proximal(&mut self, op: &SparseOperator, rho: f64) {
         self.factored.clear();
         self.shift.clear();
         if rho > 0.0 {
