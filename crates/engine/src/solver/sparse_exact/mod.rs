@@ -21,9 +21,12 @@
 //!   ([`ordering`]). Each solve is refined against the true sparse operator
 //!   ([`crate::solver::sparse::SparseOperator`]) until the clamped rows' slack is below
 //!   [`REFINE_TOLERANCE`] of the problem's scale.
-//! - **Friction**: a friction row at a bound has `x = +-mu x_n` with the current normal
-//!   force; the refinement re-reads the bounds after every correction, so friction bounds
-//!   and normal forces settle together. That fixed point is slow (or diverges) when
+//! - **Friction**: a friction row at a bound has `x = +-mu s x_n` with the current normal
+//!   force, `s` the sign of that normal force when the settle began (the bound linearised
+//!   there, so a correction that takes a clamped normal below zero stays linear and the
+//!   next set move releases it); the refinement re-reads the bounds after every
+//!   correction, so friction bounds and normal forces settle together. That fixed point
+//!   is slow (or diverges) when
 //!   friction feeds back strongly into the normal forces (sphere piles); once a pass
 //!   leaves more than [`SLOW_REFINEMENT`] of the last residual, the remaining passes solve
 //!   the coupled, non-symmetric equations directly: the body-space matrix with each
