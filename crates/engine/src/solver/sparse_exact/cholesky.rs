@@ -10,13 +10,12 @@ use super::block::{
     cholesky_in_place, right_solve_transposed, solve_lower, solve_lower_transposed,
     subtract_product, subtract_product_transposed, subtract_transposed_product, Block, Six, ZERO,
 };
-use super::ordering::Elimination;
+use super::ordering::{BlockPattern, Elimination};
 
 /// A block lower-triangular factor and the matrix it is assembled from (in place).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BlockCholesky {
-    col_start: Vec<usize>,
-    rows: Vec<u32>,
+    pattern: BlockPattern,
     /// Diagonal blocks: `H_jj` before [`Self::factor`], `L_jj` after.
     pub(crate) diagonal: Vec<Block>,
     /// Off-diagonal blocks `(rows[p], column)`: `H` before, `L` after.
@@ -26,19 +25,16 @@ pub(crate) struct BlockCholesky {
 impl BlockCholesky {
     /// Takes the pattern of `elimination` and zeroes every block.
     pub(crate) fn set_pattern(&mut self, elimination: &Elimination) {
-        self.col_start.clear();
-        self.col_start.extend_from_slice(&elimination.col_start);
-        self.rows.clear();
-        self.rows.extend_from_slice(&elimination.rows);
+        self.pattern.clone_from(&elimination.pattern);
         self.diagonal.clear();
         self.diagonal.resize(self.blocks(), ZERO);
         self.off.clear();
-        self.off.resize(self.rows.len(), ZERO);
+        self.off.resize(self.pattern.rows.len(), ZERO);
     }
 
     /// Block rows (and columns).
     pub(crate) fn blocks(&self) -> usize {
-        self.col_start.len().saturating_sub(1)
+        self.pattern.blocks()
     }
 
     /// Starts an assembly on the same pattern: diagonal blocks `diagonal`, every other
@@ -46,16 +42,6 @@ impl BlockCholesky {
     pub(crate) fn start_from(&mut self, diagonal: &[Block]) {
         self.diagonal.copy_from_slice(diagonal);
         self.off.fill(ZERO);
-    }
-
-    /// Index in [`Self::off`] of block `(row, column)`, `row > column`, if in the pattern.
-    pub(crate) fn find(&self, row: u32, column: u32) -> Option<usize> {
-        let start = self.col_start[column as usize];
-        let end = self.col_start[column as usize + 1];
-        self.rows[start..end]
-            .binary_search(&row)
-            .ok()
-            .map(|k| start + k)
     }
 
     /// Factors the assembled matrix in place. `Err(j)`: the updated diagonal block `j` is
@@ -84,21 +70,17 @@ impl BlockCholesky {
                 return Err(j);
             }
             let ljj = self.diagonal[j];
-            let (start, end) = (self.col_start[j], self.col_start[j + 1]);
+            let (start, end) = (self.pattern.col_start[j], self.pattern.col_start[j + 1]);
             for p in start..end {
                 right_solve_transposed(&mut self.off[p], &ljj);
             }
             for p in start..end {
-                let i = self.rows[p] as usize;
+                let i = self.pattern.rows[p] as usize;
                 let lij = self.off[p];
                 subtract_product_transposed(&mut self.diagonal[i], &lij, &lij);
-                let mut target = self.col_start[i];
+                let mut target = self.pattern.col_start[i];
                 for q in p + 1..end {
-                    let k = self.rows[q];
-                    while self.rows[target] < k {
-                        target += 1;
-                    }
-                    debug_assert_eq!(self.rows[target], k);
+                    target = self.pattern.seek(target, self.pattern.rows[q]);
                     let lkj = self.off[q];
                     subtract_product_transposed(&mut self.off[target], &lkj, &lij);
                 }
@@ -113,14 +95,18 @@ impl BlockCholesky {
         for j in 0..n {
             solve_lower(&self.diagonal[j], &mut v[j]);
             let vj = v[j];
-            for p in self.col_start[j]..self.col_start[j + 1] {
-                subtract_product(&mut v[self.rows[p] as usize], &self.off[p], &vj);
+            for p in self.pattern.col_start[j]..self.pattern.col_start[j + 1] {
+                subtract_product(&mut v[self.pattern.rows[p] as usize], &self.off[p], &vj);
             }
         }
         for j in (0..n).rev() {
             let mut vj = v[j];
-            for p in self.col_start[j]..self.col_start[j + 1] {
-                subtract_transposed_product(&mut vj, &self.off[p], &v[self.rows[p] as usize]);
+            for p in self.pattern.col_start[j]..self.pattern.col_start[j + 1] {
+                subtract_transposed_product(
+                    &mut vj,
+                    &self.off[p],
+                    &v[self.pattern.rows[p] as usize],
+                );
             }
             solve_lower_transposed(&self.diagonal[j], &mut vj);
             v[j] = vj;
@@ -193,7 +179,7 @@ mod tests {
                     *entry += add;
                 }
             } else if pp > pq {
-                let at = chol.find(pp, pq).expect("edge in pattern");
+                let at = chol.pattern.find(pp, pq).expect("edge in pattern");
                 for (entry, add) in chol.off[at].iter_mut().zip(&block) {
                     *entry += add;
                 }

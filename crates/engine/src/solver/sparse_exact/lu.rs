@@ -9,13 +9,12 @@
 //! the friction slopes `mu <= ~1`, and a singular diagonal block is reported instead.
 
 use super::block::{invert_in_place, product, subtract_block_product, times, Block, Six, ZERO};
-use super::ordering::Elimination;
+use super::ordering::{BlockPattern, Elimination};
 
 /// A block LU factor and the matrix it is assembled from (in place).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BlockLu {
-    col_start: Vec<usize>,
-    rows: Vec<u32>,
+    pattern: BlockPattern,
     /// Diagonal blocks: `H_jj` before [`Self::factor`], `U_jj^-1` after.
     pub(crate) diagonal: Vec<Block>,
     /// Blocks `(rows[p], column)` below the diagonal: `H` before, `L` after.
@@ -27,21 +26,18 @@ pub(crate) struct BlockLu {
 impl BlockLu {
     /// Takes the pattern of `elimination` and zeroes every block.
     pub(crate) fn set_pattern(&mut self, elimination: &Elimination) {
-        self.col_start.clear();
-        self.col_start.extend_from_slice(&elimination.col_start);
-        self.rows.clear();
-        self.rows.extend_from_slice(&elimination.rows);
+        self.pattern.clone_from(&elimination.pattern);
         self.diagonal.clear();
         self.diagonal.resize(self.blocks(), ZERO);
         for side in [&mut self.lower, &mut self.upper] {
             side.clear();
-            side.resize(self.rows.len(), ZERO);
+            side.resize(self.pattern.rows.len(), ZERO);
         }
     }
 
     /// Block rows (and columns).
     pub(crate) fn blocks(&self) -> usize {
-        self.col_start.len().saturating_sub(1)
+        self.pattern.blocks()
     }
 
     /// Starts an assembly on the same pattern: diagonal blocks `diagonal`, every other
@@ -50,18 +46,6 @@ impl BlockLu {
         self.diagonal.copy_from_slice(diagonal);
         self.lower.fill(ZERO);
         self.upper.fill(ZERO);
-    }
-
-    /// Index of the pattern position `(row, column)`, `row > column`: block
-    /// `(row, column)` in [`Self::lower`] and `(column, row)` in [`Self::upper`].
-    #[cfg(test)]
-    pub(crate) fn find(&self, row: u32, column: u32) -> Option<usize> {
-        let start = self.col_start[column as usize];
-        let end = self.col_start[column as usize + 1];
-        self.rows[start..end]
-            .binary_search(&row)
-            .ok()
-            .map(|k| start + k)
     }
 
     /// Factors the assembled matrix in place (right-looking, as the block Cholesky).
@@ -91,22 +75,18 @@ impl BlockLu {
                 return Err(j);
             }
             let inverse = self.diagonal[j];
-            let (start, end) = (self.col_start[j], self.col_start[j + 1]);
+            let (start, end) = (self.pattern.col_start[j], self.pattern.col_start[j + 1]);
             for p in start..end {
                 // L_ij = H_ij U_jj^-1.
                 self.lower[p] = product(&self.lower[p], &inverse);
             }
             for p in start..end {
-                let i = self.rows[p] as usize;
+                let i = self.pattern.rows[p] as usize;
                 let (lij, uji) = (self.lower[p], self.upper[p]);
                 subtract_block_product(&mut self.diagonal[i], &lij, &uji);
-                let mut target = self.col_start[i];
+                let mut target = self.pattern.col_start[i];
                 for q in p + 1..end {
-                    let k = self.rows[q];
-                    while self.rows[target] < k {
-                        target += 1;
-                    }
-                    debug_assert_eq!(self.rows[target], k);
+                    target = self.pattern.seek(target, self.pattern.rows[q]);
                     // Block (k, i) below and (i, k) above the diagonal.
                     let (lkj, ujk) = (self.lower[q], self.upper[q]);
                     subtract_block_product(&mut self.lower[target], &lkj, &uji);
@@ -139,9 +119,9 @@ impl BlockLu {
         let n = self.blocks();
         for j in 0..n {
             let vj = v[j];
-            for p in self.col_start[j]..self.col_start[j + 1] {
+            for p in self.pattern.col_start[j]..self.pattern.col_start[j + 1] {
                 let change = times(&self.lower[p], &vj);
-                let target = &mut v[self.rows[p] as usize];
+                let target = &mut v[self.pattern.rows[p] as usize];
                 for k in 0..6 {
                     target[k] -= change[k];
                 }
@@ -149,8 +129,8 @@ impl BlockLu {
         }
         for j in (0..n).rev() {
             let mut vj = v[j];
-            for p in self.col_start[j]..self.col_start[j + 1] {
-                let change = times(&self.upper[p], &v[self.rows[p] as usize]);
+            for p in self.pattern.col_start[j]..self.pattern.col_start[j + 1] {
+                let change = times(&self.upper[p], &v[self.pattern.rows[p] as usize]);
                 for k in 0..6 {
                     vj[k] -= change[k];
                 }
@@ -215,7 +195,11 @@ mod tests {
         lu.set_pattern(&e);
         for (p, q, block) in contributions {
             let (pp, pq) = (e.position[p as usize], e.position[q as usize]);
-            let at = (pp != pq).then(|| lu.find(pp.max(pq), pp.min(pq)).expect("edge in pattern"));
+            let at = (pp != pq).then(|| {
+                lu.pattern
+                    .find(pp.max(pq), pp.min(pq))
+                    .expect("edge in pattern")
+            });
             let target = match at {
                 None => &mut lu.diagonal[pp as usize],
                 Some(at) if pp > pq => &mut lu.lower[at],

@@ -782,28 +782,14 @@ fn scales(x: &[f64], b: &[f64], max_diagonal: f64) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
+    use super::system::tests::{four_bodies, rows_on};
     use super::*;
     use crate::math::Vec3;
-    use crate::rows::{JacobianRow, Pose, Row, Softness};
 
     /// Two contacts (a normal row and a friction row each) and a joint-like row between
     /// four bodies, with Jacobians that differ from row to row.
     fn contact_rows() -> RowStorage {
-        let mut rows = RowStorage::default();
-        for (i, pair) in [[0, 1], [0, 1], [1, 2], [2, 3], [2, 3]]
-            .into_iter()
-            .enumerate()
-        {
-            let k = i as f64 + 1.0;
-            let jacobian = JacobianRow {
-                linear_a: Vec3::new(1.0, 0.5 * k, -0.25),
-                angular_a: Vec3::new(0.1 * k, 0.2, 0.3),
-                linear_b: Vec3::new(-1.0, 0.25, 0.5 * k),
-                angular_b: Vec3::new(0.3, -0.1 * k, 0.2),
-            };
-            let mut writer = rows.writer(pair, [Pose::IDENTITY; 2], Softness::DEFAULT, false);
-            writer.push(Row::equality(jacobian, 0.0));
-        }
+        let mut rows = rows_on(&[[0, 1], [0, 1], [1, 2], [2, 3], [2, 3]]);
         for normal in [0, 3] {
             (rows.lo[normal], rows.hi[normal]) = (0.0, f64::INFINITY);
             rows.findex[normal + 1] = Some(normal);
@@ -819,14 +805,7 @@ mod tests {
     fn the_coupled_factor_and_gmres_agree_on_a_proximal_newton_step() {
         let rows = contact_rows();
         let n = rows.len();
-        let bodies = [0, 1, 2, 3];
-        let inverse_mass = [1.0, 0.5, 2.0, 1.0];
-        let inverse_inertia = [
-            Mat3::IDENTITY,
-            Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0)),
-            Mat3::IDENTITY,
-            Mat3::IDENTITY * 0.5,
-        ];
+        let (bodies, inverse_mass, inverse_inertia) = four_bodies();
         let mut mass = RowMass::default();
         mass.compute(&rows, &inverse_mass, &inverse_inertia);
         let (b, regularization) = (vec![0.0; n], vec![0.05; n]);

@@ -35,11 +35,49 @@ pub(crate) struct Elimination {
     pub(crate) order: Vec<u32>,
     /// `position[node]`: when `node` is eliminated (the inverse of `order`).
     pub(crate) position: Vec<u32>,
-    /// Column `k` of `L` (in elimination positions) has its off-diagonal blocks at rows
-    /// `rows[col_start[k]..col_start[k + 1]]`, ascending.
+    /// The factor's pattern, in elimination positions.
+    pub(crate) pattern: BlockPattern,
+}
+
+/// Where a block factor's off-diagonal blocks are: column `k` has them at rows
+/// `rows[col_start[k]..col_start[k + 1]]`, ascending. Computed by [`Elimination`], copied
+/// by the factors that live on it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BlockPattern {
+    /// See [`BlockPattern`].
     pub(crate) col_start: Vec<usize>,
-    /// See `col_start`.
+    /// See [`BlockPattern`].
     pub(crate) rows: Vec<u32>,
+}
+
+impl BlockPattern {
+    /// Block rows (and columns).
+    pub(crate) fn blocks(&self) -> usize {
+        self.col_start.len().saturating_sub(1)
+    }
+
+    /// Index of the block `(row, column)`, `row > column`, if in the pattern.
+    pub(crate) fn find(&self, row: u32, column: u32) -> Option<usize> {
+        let start = self.col_start[column as usize];
+        let end = self.col_start[column as usize + 1];
+        self.rows[start..end]
+            .binary_search(&row)
+            .ok()
+            .map(|k| start + k)
+    }
+
+    /// From index `target` of a column, the index of its block at row `row`, which the
+    /// column holds further on. A right-looking factorisation's update of a later column
+    /// walks it this way alongside the column being eliminated, both ascending (the
+    /// pattern is closed under elimination, so the block exists).
+    #[inline(always)]
+    pub(crate) fn seek(&self, mut target: usize, row: u32) -> usize {
+        while self.rows[target] < row {
+            target += 1;
+        }
+        debug_assert_eq!(self.rows[target], row);
+        target
+    }
 }
 
 impl Elimination {
@@ -75,8 +113,8 @@ impl Elimination {
             }
         }
         self.order.clear();
-        self.col_start.clear();
-        self.rows.clear();
+        self.pattern.col_start.clear();
+        self.pattern.rows.clear();
         for k in 0..n {
             let v = match rule {
                 OrderRule::Natural => k,
@@ -84,24 +122,25 @@ impl Elimination {
             };
             self.eliminate(v, rule);
         }
-        self.col_start.push(self.rows.len());
+        self.pattern.col_start.push(self.pattern.rows.len());
         self.position.clear();
         self.position.resize(n, 0);
         for (k, &v) in self.order.iter().enumerate() {
             self.position[v as usize] = k as u32;
         }
-        for r in &mut self.rows {
+        for r in &mut self.pattern.rows {
             *r = self.position[*r as usize];
         }
         for k in 0..n {
-            self.rows[self.col_start[k]..self.col_start[k + 1]].sort_unstable();
+            self.pattern.rows[self.pattern.col_start[k]..self.pattern.col_start[k + 1]]
+                .sort_unstable();
         }
     }
 
     /// Off-diagonal blocks of the factor.
     #[cfg(test)]
     pub(crate) fn fill(&self) -> usize {
-        self.rows.len()
+        self.pattern.rows.len()
     }
 
     fn next_minimum(&mut self) -> usize {
@@ -119,9 +158,9 @@ impl Elimination {
     fn eliminate(&mut self, v: usize, rule: OrderRule) {
         self.eliminated[v] = true;
         self.order.push(v as u32);
-        self.col_start.push(self.rows.len());
+        self.pattern.col_start.push(self.pattern.rows.len());
         let neighbours = std::mem::take(&mut self.adjacency[v]);
-        self.rows.extend_from_slice(&neighbours);
+        self.pattern.rows.extend_from_slice(&neighbours);
         for &a in &neighbours {
             self.stamp = self.stamp.wrapping_add(1);
             if self.stamp == 0 {
@@ -216,7 +255,7 @@ mod tests {
         seen.sort_unstable();
         assert_eq!(seen, (0..144).collect::<Vec<u32>>());
         for k in 0..144 {
-            for &r in &e.rows[e.col_start[k]..e.col_start[k + 1]] {
+            for &r in &e.pattern.rows[e.pattern.col_start[k]..e.pattern.col_start[k + 1]] {
                 assert!(r as usize > k);
             }
         }

@@ -206,7 +206,8 @@ impl BodySystem {
             });
             let off = match side {
                 [p, q] if p != NONE && q != NONE && p != q => self
-                    .factor
+                    .elimination
+                    .pattern
                     .find(p.max(q), p.min(q))
                     .map_or(NONE, |at| at as u32),
                 _ => NONE,
@@ -403,14 +404,15 @@ impl BodySystem {
     }
 }
 
+/// Also the fixtures of the sparse exact solver's own tests.
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::math::Vec3;
     use crate::rows::{Pose, Row, Softness};
 
     /// One row per body pair, with Jacobians that differ from row to row.
-    fn rows_on(pairs: &[[u32; 2]]) -> RowStorage {
+    pub(in crate::solver::sparse_exact) fn rows_on(pairs: &[[u32; 2]]) -> RowStorage {
         let mut rows = RowStorage::default();
         for (i, &pair) in pairs.iter().enumerate() {
             let k = i as f64 + 1.0;
@@ -426,16 +428,24 @@ mod tests {
         rows
     }
 
+    /// Four bodies' island slots, inverse masses and world-frame inverse inertias, all
+    /// different.
+    pub(in crate::solver::sparse_exact) fn four_bodies() -> ([u32; 4], [f64; 4], [Mat3; 4]) {
+        (
+            [0, 1, 2, 3],
+            [1.0, 0.5, 2.0, 1.0],
+            [
+                Mat3::IDENTITY,
+                Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0)),
+                Mat3::IDENTITY,
+                Mat3::IDENTITY * 0.5,
+            ],
+        )
+    }
+
     /// The correction for a unit residual on every row, all rows clamped.
     fn correction(system: &mut BodySystem, rows: &RowStorage) -> Vec<f64> {
-        let bodies = [0, 1, 2, 3];
-        let inverse_mass = [1.0, 0.5, 2.0, 1.0];
-        let inverse_inertia = [
-            Mat3::IDENTITY,
-            Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0)),
-            Mat3::IDENTITY,
-            Mat3::IDENTITY * 0.5,
-        ];
+        let (bodies, inverse_mass, inverse_inertia) = four_bodies();
         let n = rows.len();
         system.prepare(rows, 0..n, &bodies, &inverse_mass, &inverse_inertia);
         let (clamped, r, residual) = (vec![true; n], vec![2.0; n], vec![1.0; n]);
@@ -453,14 +463,7 @@ mod tests {
         let mut rows = rows_on(&[[0, 1], [0, 1], [1, 2], [2, 3], [2, 3]]);
         rows.findex[1] = Some(0);
         rows.findex[4] = Some(3);
-        let bodies = [0, 1, 2, 3];
-        let inverse_mass = [1.0, 0.5, 2.0, 1.0];
-        let inverse_inertia = [
-            Mat3::IDENTITY,
-            Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0)),
-            Mat3::IDENTITY,
-            Mat3::IDENTITY * 0.5,
-        ];
+        let (bodies, inverse_mass, inverse_inertia) = four_bodies();
         let n = rows.len();
         let mut system = BodySystem::default();
         system.prepare(&rows, 0..n, &bodies, &inverse_mass, &inverse_inertia);
