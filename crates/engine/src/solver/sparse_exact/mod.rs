@@ -355,13 +355,12 @@ impl SparseExactSolver {
     }
 
     /// Computes every row's slack at the current forces and counts the rows that violate
-    /// their sets.
+    /// their sets (friction bounds moving with the normal forces: the true conditions).
     fn violations(
         &mut self,
         island: &SparseIsland,
         op: &mut SparseOperator,
         max_diagonal: f64,
-        friction: Friction,
     ) -> usize {
         if !std::mem::take(&mut self.accumulated_at_x) {
             op.begin(&self.x);
@@ -373,7 +372,7 @@ impl SparseExactSolver {
         let (eps_x, eps_w) = (SET_TOLERANCE * x_scale, SET_TOLERANCE * w_scale);
         (island.nub..self.x.len())
             .filter(|&i| {
-                let limits = self.limits(island, friction, i);
+                let limits = self.limits(island, Friction::Moving, i);
                 wanted(self.state[i], self.x[i], self.w[i], limits, eps_x, eps_w).is_some()
             })
             .count()
@@ -409,12 +408,12 @@ impl SparseExactSolver {
             // correction was undone for GMRES, which solved the same equations again
             // (S2's first 60 steps: 3.5 -> 1.1 s).
             self.saved.clone_from(&self.x);
-            match self.settle(island, op, max_diagonal, Friction::Linear, coupled) {
+            match self.settle(island, op, max_diagonal, coupled) {
                 Settled::Yes => {}
                 Settled::NotPositiveDefinite => return Sweep::Failed(Status::PivotFailure),
                 Settled::NonFinite => return Sweep::Failed(Status::NonFinite),
             }
-            let violations = self.violations(island, op, max_diagonal, friction);
+            let violations = self.violations(island, op, max_diagonal);
             if violations == 0 {
                 return Sweep::Solved;
             }
@@ -474,14 +473,13 @@ impl SparseExactSolver {
     }
 
     /// Puts bound rows on their bounds and refines the clamped rows' forces until their
-    /// slack vanishes (re-reading friction bounds after each correction). `false` if a
-    /// force became non-finite.
+    /// slack vanishes (re-reading friction bounds, linearised at the forces in `saved`,
+    /// after each correction). `false` if a force became non-finite.
     fn settle(
         &mut self,
         island: &SparseIsland,
         op: &mut SparseOperator,
         max_diagonal: f64,
-        friction: Friction,
         coupled_from_start: bool,
     ) -> Settled {
         let range = island.range.clone();
@@ -500,8 +498,8 @@ impl SparseExactSolver {
                 // Only bound rows read their limits (most rows of a resting pile are
                 // clamped, and a friction limit reads its normal force).
                 match self.state[i] {
-                    IndexState::AtLower => self.x[i] = self.limits(island, friction, i).0,
-                    IndexState::AtUpper => self.x[i] = self.limits(island, friction, i).1,
+                    IndexState::AtLower => self.x[i] = self.limits(island, Friction::Linear, i).0,
+                    IndexState::AtUpper => self.x[i] = self.limits(island, Friction::Linear, i).1,
                     IndexState::Clamped => {}
                 }
             }
@@ -557,13 +555,13 @@ impl SparseExactSolver {
             previous = largest;
             if coupled {
                 if direct {
-                    direct = self.coupled_direct(island, friction);
+                    direct = self.coupled_direct(island);
                 }
                 if !direct {
                     if !self.ensure_factored(island) {
                         return Settled::NotPositiveDefinite;
                     }
-                    self.coupled_correction(island, op, friction);
+                    self.coupled_correction(island, op);
                 }
             } else {
                 if !self.ensure_factored(island) {
@@ -600,19 +598,16 @@ impl SparseExactSolver {
     }
 
     /// `d x_t / d x_n` into `coupling` for each friction row `t` at a bound whose normal
-    /// row `n` is clamped (zero for every other row).
-    fn fill_coupling(&mut self, island: &SparseIsland, friction: Friction) {
+    /// row `n` is clamped (zero for every other row), for the bounds linearised at the
+    /// forces in `saved` ([`Friction::Linear`]).
+    fn fill_coupling(&mut self, island: &SparseIsland) {
         let range = island.range.clone();
         let (hi, findex) = (&island.rows.hi[range.clone()], &island.rows.findex[range]);
         let n = self.x.len();
         for i in 0..n {
             self.coupling[i] = match (self.state[i], findex[i]) {
                 (IndexState::AtLower | IndexState::AtUpper, Some(j)) if self.clamped[j] => {
-                    let slope = if friction == Friction::Linear {
-                        hi[i].abs() * sign(self.saved[j])
-                    } else {
-                        hi[i].abs() * self.x[j].signum()
-                    };
+                    let slope = hi[i].abs() * sign(self.saved[j]);
                     if self.state[i] == IndexState::AtUpper {
                         slope
                     } else {
@@ -628,8 +623,8 @@ impl SparseExactSolver {
     /// rows at a bound following their clamped normal rows, by the coupled body-space
     /// factor (refactored only when the clamped set, slopes or shift changed). `false` if
     /// that factor is singular: the caller then takes [`Self::coupled_correction`].
-    fn coupled_direct(&mut self, island: &SparseIsland, friction: Friction) -> bool {
-        self.fill_coupling(island, friction);
+    fn coupled_direct(&mut self, island: &SparseIsland) -> bool {
+        self.fill_coupling(island);
         let (clamped, coupling, weights) = &mut self.coupled_factor;
         let current = *clamped == self.clamped && *coupling == self.coupling && *weights == self.r;
         if !current {
@@ -666,16 +661,11 @@ impl SparseExactSolver {
     /// The correction `dx` for the residual `res` of the clamped rows with the friction
     /// rows at a bound following their clamped normal rows: GMRES on
     /// `K = A_FF + A_FB S`, preconditioned by the body-space solve of `A_FF`.
-    fn coupled_correction(
-        &mut self,
-        island: &SparseIsland,
-        op: &mut SparseOperator,
-        friction: Friction,
-    ) {
+    fn coupled_correction(&mut self, island: &SparseIsland, op: &mut SparseOperator) {
         let range = island.range.clone();
         let findex = &island.rows.findex[range.clone()];
         let n = self.x.len();
-        self.fill_coupling(island, friction);
+        self.fill_coupling(island);
         let (system, rows, clamped, r) = (&mut self.system, island.rows, &self.clamped, &self.r);
         let (coupling, full, tmp) = (&self.coupling, &mut self.full, &mut self.tmp);
         let shift = &self.shift;
@@ -724,14 +714,16 @@ impl SparseExactSolver {
     }
 }
 
-/// Where friction bounds come from during an active-set sweep.
+/// Where friction bounds come from: the true conditions (set moves, violations, the
+/// natural map) or their linearisation (settles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Friction {
     /// `+-mu x_n` with the current normal forces.
     Moving,
     /// `+-mu s x_n` with the current normal forces and `s` the sign of each normal force
-    /// at the start of a Newton step: the linearisation of the bounds the step solves
-    /// (see [`newton`]). Moving bounds `+-mu |x_n|` would make the equations non-linear
+    /// in `saved`, the forces a settle (of a block move or a Newton step, see [`newton`])
+    /// starts from: the linearisation of the bounds it solves. Moving bounds `+-mu |x_n|`
+    /// would make the equations non-linear
     /// where a clamped normal force changes sign, and the coupled correction's slope
     /// wrong.
     Linear,
@@ -852,9 +844,9 @@ mod tests {
         solver.set_proximal(&op, 0.3);
         assert!(solver.factor_clamped_set(&island));
 
-        assert!(solver.coupled_direct(&island, Friction::Linear));
+        assert!(solver.coupled_direct(&island));
         let direct = solver.dx.clone();
-        solver.coupled_correction(&island, &mut op, Friction::Linear);
+        solver.coupled_correction(&island, &mut op);
         let gmres = solver.dx.clone();
         assert!(direct.iter().any(|v| v.abs() > 0.1), "{direct:?}");
         for i in 0..n {

@@ -138,12 +138,12 @@ impl SparseExactSolver {
             // The coupled factor solves the step; `H` is factored only if that fails.
             self.read_clamped_set();
             self.saved.clone_from(&self.x);
-            match self.settle(island, op, max_diagonal, Friction::Linear, true) {
+            match self.settle(island, op, max_diagonal, true) {
                 Settled::Yes => {}
                 Settled::NotPositiveDefinite => break Sweep::Failed(Status::PivotFailure),
                 Settled::NonFinite => break Sweep::Failed(Status::NonFinite),
             }
-            if self.converged && self.violations(island, op, max_diagonal, Friction::Moving) == 0 {
+            if self.converged && self.violations(island, op, max_diagonal) == 0 {
                 if rho == 0.0 {
                     break Sweep::Solved;
                 }
