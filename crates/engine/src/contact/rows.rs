@@ -4,7 +4,7 @@ use crate::contact::{Contact, ContactPoint, ContactWrench, FrictionModel};
 use crate::math::Vec3;
 use crate::rows::hot::Pair;
 use crate::rows::parts::{linear_row_at, plane_basis};
-use crate::rows::{JacobianRow, Pose, Row, RowStorage, Softness};
+use crate::rows::{JacobianRow, Pose, Row, RowShapes, RowStorage, Softness, SolvedRows, DROPPED};
 
 /// Sliding speed (m/s) above which the first tangent follows the sliding direction.
 const ALIGN_SPEED: f64 = 1e-3;
@@ -269,8 +269,46 @@ pub(crate) fn estimate_loads(
     }
 }
 
-/// Appends the rows of every point to `storage` at `poses` (solver slots), the points
-/// taken in `order` (a permutation of their indices: from the highest pair to the lowest,
+/// The shapes ([`RowShapes`]) of the rows [`write_rows`] writes for `points` in `order` under
+/// `model`, numbered from producer row `first`: each point's normal row, bounded, then its
+/// friction rows (if it has friction) pointing at it.
+pub(crate) fn write_shapes(
+    points: &[ContactPoint],
+    order: &[u32],
+    model: FrictionModel,
+    first: usize,
+    shapes: &mut RowShapes,
+) {
+    let friction_rows = friction_row_count(model);
+    let mut next = first;
+    for &p in order {
+        let point = &points[p as usize];
+        shapes.push(point.slots, None, false);
+        let normal = next;
+        next += 1;
+        if point.candidate.friction > 0.0 {
+            for _ in 0..friction_rows {
+                shapes.push(point.slots, Some(normal), false);
+            }
+            next += friction_rows;
+        }
+    }
+}
+
+/// Where [`write_rows`] writes: appended to a storage in producer order, or each row at its
+/// place in island order.
+#[derive(Debug)]
+pub(crate) enum RowPlacement<'a> {
+    /// Appended after the storage's rows (producer row = storage row).
+    Append,
+    /// Producer row `r` (numbered on from `first`) at storage row `position[r]`
+    /// (`DROPPED`: not written); the storage was sized and given its friction indices by
+    /// `Islands::place_written`.
+    Placed { first: usize, position: &'a [u32] },
+}
+
+/// Writes the rows of every point into `storage` at `placement`, at `poses` (solver
+/// slots), the points taken in `order` (a permutation of their indices: from the highest pair to the lowest,
 /// the order Gauss-Seidel should visit them): each point's normal row, then its friction
 /// rows. That is the order the solvers take them in (`crate::solver::island` keeps a contact's rows
 /// together: Gauss-Seidel solves them as one block, the exact stepper's envelope
@@ -295,15 +333,27 @@ pub(crate) fn write_rows(
     projected: bool,
     central_by_erp: bool,
     storage: &mut RowStorage,
+    placement: RowPlacement<'_>,
     central: &mut Vec<bool>,
 ) {
     central.clear();
     central.resize(points.len(), false);
-    // One pass over the points (a point is a few hundred bytes; S1 has 2,360 of them): the
-    // arrays are grown once for the most rows the points can have, and cut to the rows
-    // written at the end.
+    // One pass over the points (a point is a few hundred bytes; S1 has 2,360 of them).
+    // Appended, the arrays are grown once for the most rows the points can have, and cut
+    // to the rows written at the end.
     let n = points.len();
-    let mut next = storage.grow(n * (1 + friction_row_count(model)));
+    let (mut next, position) = match placement {
+        RowPlacement::Append => (storage.grow(n * (1 + friction_row_count(model))), None),
+        RowPlacement::Placed { first, position } => (first, Some(position)),
+    };
+    // Producer row `raw`'s storage row, if it is written.
+    let at = |raw: usize| match position {
+        None => Some(raw),
+        Some(position) => {
+            let i = position[raw];
+            (i != DROPPED).then_some(i as usize)
+        }
+    };
     debug_assert_eq!(order.len(), n);
     for &p in order {
         let point = &mut points[p as usize];
@@ -349,16 +399,26 @@ pub(crate) fn write_rows(
         }
         let index = next;
         next += 1;
-        storage.set(index, [a, b], &row, softness, None);
         point.normal_row = index;
-        storage.warm_lambda[index] = point.memory.normal;
-        storage.warm_state[index] = point.memory.states[0];
+        let normal_at = at(index);
+        if let Some(i) = normal_at {
+            storage.set_values(i, [a, b], &row, softness);
+            if position.is_none() {
+                storage.findex[i] = None;
+            }
+            storage.warm_lambda[i] = point.memory.normal;
+            storage.warm_state[i] = point.memory.states[0];
+        }
 
         let [p_a, p_b] = point.anchors;
         let [t1, t2] = point.tangents;
         let start = next;
         if c.friction > 0.0 {
             for direction in friction_directions(model, t1, t2) {
+                let Some(i) = at(next) else {
+                    next += 1;
+                    continue;
+                };
                 // Friction acts on velocity only: parry keeps the witness points of a
                 // coherent manifold fixed to the bodies, and their tangential offset as a
                 // position error would act as a stiff anchor spring (which, like ERP on the
@@ -369,28 +429,42 @@ pub(crate) fn write_rows(
                     .bounded(-c.friction, c.friction)
                     .target_velocity(direction.dot(c.surface_velocity))
                     .unstabilized();
-                storage.set(next, [a, b], &row, softness, Some(index));
+                storage.set_values(i, [a, b], &row, softness);
+                if position.is_none() {
+                    storage.findex[i] = Some(index);
+                }
+                // Every value is written: placed rows hold last step's until then.
+                storage.warm_lambda[i] = 0.0;
+                storage.warm_state[i] = None;
                 next += 1;
             }
         }
         let range = start..next;
         point.friction_rows = range.clone();
+        let Some(normal_at) = normal_at else {
+            // A dropped contact's friction rows are dropped with it.
+            continue;
+        };
         let memory = &point.memory;
         let box_rows = range.len() == 2 && !matches!(model, FrictionModel::PolygonalCone { .. });
+        // A friction row shares its normal's bodies, so it is placed if the normal is.
+        let friction_at = |k: usize| at(range.start + k).unwrap_or(normal_at);
         if box_rows {
-            storage.warm_lambda[range.start] = memory.friction.dot(t1);
-            storage.warm_lambda[range.start + 1] = memory.friction.dot(t2);
+            storage.warm_lambda[friction_at(0)] = memory.friction.dot(t1);
+            storage.warm_lambda[friction_at(1)] = memory.friction.dot(t2);
         }
         // Index sets only mean something for the same rows in the same directions.
         if box_rows && memory.tangent.dot(t1) >= SAME_BASIS {
-            storage.warm_state[range.start] = memory.states[1];
-            storage.warm_state[range.start + 1] = memory.states[2];
+            storage.warm_state[friction_at(0)] = memory.states[1];
+            storage.warm_state[friction_at(1)] = memory.states[2];
         } else if !range.is_empty() {
             // A changed basis invalidates the normal's set too (they are solved together).
-            storage.warm_state[index] = None;
+            storage.warm_state[normal_at] = None;
         }
     }
-    storage.truncate(next);
+    if position.is_none() {
+        storage.truncate(next);
+    }
 }
 
 /// Lever arm (m) below which a contact normal counts as passing through a body's centre of
@@ -412,13 +486,13 @@ fn pushes_through_centres(jacobian: &JacobianRow, slots: [u32; 2], dynamic: &[bo
     !(turns(a, jacobian.angular_a) || turns(b, jacobian.angular_b))
 }
 
-/// Reads each point's forces from `storage.lambda` (raw row order), fills `contacts` with
+/// Reads each point's forces from the solved rows (by producer row), fills `contacts` with
 /// the report (points in `order`), adds each point's force and torque to `wrenches` (by
 /// solver slot), and updates the points' memories.
 pub(crate) fn read_forces(
     points: &mut [ContactPoint],
     order: &[u32],
-    storage: &RowStorage,
+    solved: SolvedRows<'_>,
     poses: &[Pose],
     model: FrictionModel,
     contacts: &mut Vec<Contact>,
@@ -427,22 +501,21 @@ pub(crate) fn read_forces(
     contacts.clear();
     for &p in order {
         let point = &mut points[p as usize];
-        let normal_force = storage.lambda[point.normal_row];
-        let friction_forces = &storage.lambda[point.friction_rows.clone()];
+        let normal_force = solved.lambda(point.normal_row);
         let [t1, t2] = point.tangents;
         let n = point.candidate.geometry.normal;
         let friction: Vec3 = friction_directions(model, t1, t2)
-            .zip(friction_forces)
-            .map(|(d, f)| d * *f)
+            .zip(point.friction_rows.clone())
+            .map(|(d, r)| d * solved.lambda(r))
             .sum();
         let force = n * normal_force + friction;
         let memory = &mut point.memory;
         memory.normal = normal_force;
         memory.friction = friction;
         memory.tangent = t1;
-        memory.states = [storage.warm_state[point.normal_row], None, None];
+        memory.states = [solved.state(point.normal_row), None, None];
         for (k, i) in point.friction_rows.clone().take(2).enumerate() {
-            memory.states[k + 1] = storage.warm_state[i];
+            memory.states[k + 1] = solved.state(i);
         }
         let [a, b] = point.slots.map(|s| s as usize);
         let [p_a, p_b] = point.anchors;

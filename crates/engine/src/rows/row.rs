@@ -173,15 +173,7 @@ impl RowStorage {
     /// array grown once, instead of thirteen checked pushes per row.
     pub(crate) fn grow(&mut self, rows: usize) -> usize {
         let first = self.len();
-        let len = first + rows;
-        self.bodies.resize(len, [0; 2]);
-        self.jacobian.resize(len, JacobianRow::default());
-        for column in self.number_columns() {
-            column.resize(len, 0.0);
-        }
-        self.findex.resize(len, None);
-        self.stabilize.resize(len, false);
-        self.warm_state.resize(len, None);
+        self.resize_for_overwrite(first + rows);
         first
     }
 
@@ -197,6 +189,14 @@ impl RowStorage {
         softness: Softness,
         findex: Option<usize>,
     ) {
+        self.set_values(i, bodies, row, softness);
+        self.findex[i] = findex;
+    }
+
+    /// [`Self::set`] without the friction index, for rows placed in island order, whose
+    /// indices the islands wrote ([`crate::solver::island::Islands::place_written`]).
+    #[inline(always)]
+    pub(crate) fn set_values(&mut self, i: usize, bodies: [u32; 2], row: &Row, softness: Softness) {
         let softness = row.softness.unwrap_or(softness);
         self.bodies[i] = bodies;
         self.jacobian[i] = row.jacobian;
@@ -206,7 +206,6 @@ impl RowStorage {
         self.cfm[i] = softness.cfm;
         self.lo[i] = row.lo;
         self.hi[i] = row.hi;
-        self.findex[i] = findex;
         self.stabilize[i] = row.stabilize;
     }
 
@@ -306,6 +305,37 @@ impl RowStorage {
         debug_assert_eq!(self.findex.len(), self.bodies.len());
     }
 
+    /// Sizes every column to `len` rows without clearing them: what was there stays (or is
+    /// zero past the old length), for a caller that writes every value of every row
+    /// ([`crate::solver::island::Islands::place_written`]). A resting scene's rows then
+    /// cost no fill a step, only their writes.
+    pub(crate) fn resize_for_overwrite(&mut self, len: usize) {
+        self.bodies.resize(len, [0; 2]);
+        self.jacobian.resize(len, JacobianRow::default());
+        for column in self.number_columns() {
+            column.resize(len, 0.0);
+        }
+        self.findex.resize(len, None);
+        self.stabilize.resize(len, false);
+        self.warm_state.resize(len, None);
+    }
+
+    /// Copies every value of row `from` of `other` but its friction index into row `to`.
+    pub(crate) fn copy_row(&mut self, to: usize, other: &RowStorage, from: usize) {
+        self.bodies[to] = other.bodies[from];
+        self.jacobian[to] = other.jacobian[from];
+        self.error[to] = other.error[from];
+        self.target_velocity[to] = other.target_velocity[from];
+        self.erp[to] = other.erp[from];
+        self.cfm[to] = other.cfm[from];
+        self.lo[to] = other.lo[from];
+        self.hi[to] = other.hi[from];
+        self.stabilize[to] = other.stabilize[from];
+        self.warm_lambda[to] = other.warm_lambda[from];
+        self.warm_state[to] = other.warm_state[from];
+        self.lambda[to] = other.lambda[from];
+    }
+
     /// Whether row `i`'s force is unbounded both ways.
     #[inline]
     pub(crate) fn is_unbounded(&self, i: usize) -> bool {
@@ -340,6 +370,112 @@ impl RowStorage {
             && self.target_velocity[i].is_finite()
             && !self.lo[i].is_nan()
             && !self.hi[i].is_nan()
+    }
+}
+
+/// A sorted position of a row that touches no dynamic body: it is dropped, and its force
+/// is zero.
+pub(crate) const DROPPED: u32 = u32::MAX;
+
+/// What the islands and the row order depend on, per row in producer order: its two body
+/// slots, its friction index (producer order) and whether its force is unbounded both ways.
+/// Producers that know their rows' shapes before writing them (contacts) describe them
+/// here, so that the islands can be found first and the rows written straight into island
+/// order (docs/performance.md#rows-written-in-island-order).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct RowShapes {
+    pub(crate) bodies: Vec<[u32; 2]>,
+    pub(crate) findex: Vec<Option<usize>>,
+    pub(crate) unbounded: Vec<bool>,
+}
+
+impl RowShapes {
+    /// Number of rows.
+    pub(crate) fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Removes every row, keeping the capacity.
+    pub(crate) fn clear(&mut self) {
+        self.bodies.clear();
+        self.findex.clear();
+        self.unbounded.clear();
+    }
+
+    /// Appends one row's shape.
+    #[inline]
+    pub(crate) fn push(&mut self, bodies: [u32; 2], findex: Option<usize>, unbounded: bool) {
+        self.bodies.push(bodies);
+        self.findex.push(findex);
+        self.unbounded.push(unbounded);
+    }
+
+    /// Appends the shapes of every row of `rows`.
+    pub(crate) fn extend_from_rows(&mut self, rows: &RowStorage) {
+        self.bodies.extend_from_slice(&rows.bodies);
+        self.findex.extend_from_slice(&rows.findex);
+        self.unbounded
+            .extend((0..rows.len()).map(|r| rows.is_unbounded(r)));
+    }
+
+    /// Whether `rows` have exactly these shapes.
+    pub(crate) fn describe(&self, rows: &RowStorage) -> bool {
+        self.bodies == rows.bodies
+            && self.findex == rows.findex
+            && self
+                .unbounded
+                .iter()
+                .enumerate()
+                .all(|(r, &u)| u == rows.is_unbounded(r))
+    }
+}
+
+/// The solved forces and index sets of a step's rows, read by producer index: from the
+/// storage itself when it is in producer order, else through each row's sorted position.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SolvedRows<'a> {
+    storage: &'a RowStorage,
+    position: Option<&'a [u32]>,
+}
+
+impl<'a> SolvedRows<'a> {
+    /// Rows in producer order.
+    pub(crate) fn in_order(storage: &'a RowStorage) -> Self {
+        Self {
+            storage,
+            position: None,
+        }
+    }
+
+    /// Rows in island order, producer row `r` at `position[r]` ([`DROPPED`]: not solved).
+    pub(crate) fn placed(storage: &'a RowStorage, position: &'a [u32]) -> Self {
+        Self {
+            storage,
+            position: Some(position),
+        }
+    }
+
+    #[inline]
+    fn index(&self, raw: usize) -> Option<usize> {
+        match self.position {
+            None => Some(raw),
+            Some(position) => {
+                let i = position[raw];
+                (i != DROPPED).then_some(i as usize)
+            }
+        }
+    }
+
+    /// The force of producer row `raw` (zero for a dropped row).
+    #[inline]
+    pub(crate) fn lambda(&self, raw: usize) -> f64 {
+        self.index(raw).map_or(0.0, |i| self.storage.lambda[i])
+    }
+
+    /// The index set the solve left for producer row `raw`.
+    #[inline]
+    pub(crate) fn state(&self, raw: usize) -> Option<IndexState> {
+        self.index(raw).and_then(|i| self.storage.warm_state[i])
     }
 }
 

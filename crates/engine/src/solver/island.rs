@@ -7,10 +7,8 @@
 //! friction indices rewritten relative to the island. Bodies touched by no row belong to no
 //! island and cost only integration. All arrays are reused between steps.
 
-use crate::rows::RowStorage;
+use crate::rows::{RowShapes, RowStorage, DROPPED as NONE};
 use std::ops::Range;
-
-const NONE: u32 = u32::MAX;
 
 /// The islands of one step and the reordered rows' bookkeeping.
 #[derive(Debug, Clone, Default)]
@@ -57,45 +55,27 @@ pub(crate) struct Islands {
     identity: bool,
 }
 
-/// Everything the islands and the row order depend on: each raw row's bodies, friction
-/// index and boundedness, which slots are dynamic, and the ordering options. When a step's
-/// rows have the same structure as the last build's (a resting scene, a chain, and
+/// Everything the islands and the row order depend on: each raw row's shape (bodies,
+/// friction index, boundedness), which slots are dynamic, and the ordering options. When a
+/// step's rows have the same structure as the last build's (a resting scene, a chain, and
 /// post-stabilisation's re-measures within a step), the islands and the order are the
 /// same, and [`Islands::build`] only gathers the rows.
 #[derive(Debug, Clone, Default)]
 struct Structure {
     valid: bool,
-    bodies: Vec<[u32; 2]>,
-    findex: Vec<Option<usize>>,
-    unbounded: Vec<bool>,
+    shapes: RowShapes,
     dynamic: Vec<bool>,
     options: (bool, usize),
 }
 
 impl Structure {
-    fn matches(&self, raw: &RowStorage, dynamic: &[bool], options: (bool, usize)) -> bool {
-        self.valid
-            && self.options == options
-            && self.bodies == raw.bodies
-            && self.findex == raw.findex
-            && self.dynamic == dynamic
-            && self
-                .unbounded
-                .iter()
-                .enumerate()
-                .all(|(r, &u)| u == raw.is_unbounded(r))
+    fn same_context(&self, dynamic: &[bool], options: (bool, usize)) -> bool {
+        self.valid && self.options == options && self.dynamic == dynamic
     }
 
-    fn record(&mut self, raw: &RowStorage, dynamic: &[bool], options: (bool, usize)) {
+    fn record_context(&mut self, dynamic: &[bool], options: (bool, usize)) {
         self.valid = true;
         self.options = options;
-        self.bodies.clear();
-        self.bodies.extend_from_slice(&raw.bodies);
-        self.findex.clear();
-        self.findex.extend_from_slice(&raw.findex);
-        self.unbounded.clear();
-        self.unbounded
-            .extend((0..raw.len()).map(|r| raw.is_unbounded(r)));
         self.dynamic.clear();
         self.dynamic.extend_from_slice(dynamic);
     }
@@ -164,6 +144,11 @@ impl Islands {
         self.identity
     }
 
+    /// Rows in islands (the sorted rows).
+    pub(crate) fn sorted_rows(&self) -> usize {
+        self.origin.len()
+    }
+
     /// All bodies in islands.
     pub(crate) fn body_count(&self) -> usize {
         self.bodies.len()
@@ -176,34 +161,61 @@ impl Islands {
         self.gather(raw, sorted);
     }
 
-    /// [`Self::build`] for a caller that hands `raw` back through [`Self::give_back`]
-    /// before reading it again: rows already in island order ([`Self::identity`], a
-    /// chain's) are moved into `sorted` (the two storages swapped, friction indices made
-    /// relative), not copied, and `raw` holds stale rows until then. Returns whether they
-    /// were moved. A chain's rows are then not copied each step, and the step's working set
-    /// holds one row storage instead of two (docs/performance.md#lent-rows).
-    pub(crate) fn build_lending(
-        &mut self,
-        raw: &mut RowStorage,
-        dynamic: &[bool],
-        sorted: &mut RowStorage,
-    ) -> bool {
-        self.find_islands(raw, dynamic);
-        if !self.identity {
-            self.gather(raw, sorted);
-            return false;
+    /// Finds the islands of rows shaped `shapes` before they are written (their bodies
+    /// index `dynamic`), so that a producer can write them straight into island order
+    /// ([`Self::place_written`], [`Self::positions`]) instead of into producer order and
+    /// then copied (docs/performance.md#rows-written-in-island-order). Takes `shapes`'
+    /// contents (it is left holding stale ones).
+    pub(crate) fn plan(&mut self, shapes: &mut RowShapes, dynamic: &[bool]) {
+        let options = (self.group_contacts, self.interleave);
+        self.reused = self.last.same_context(dynamic, options) && self.last.shapes == *shapes;
+        if !self.reused {
+            self.sort(shapes, dynamic);
+            self.last.record_context(dynamic, options);
+            std::mem::swap(&mut self.last.shapes, shapes);
         }
+    }
+
+    /// After [`Self::plan`]: sizes `sorted` for the islands' rows, writes every sorted
+    /// row's friction index (relative to its island) and a zero force, and copies the rows
+    /// already written to `raw` (its first rows in producer order, a joint's) to their
+    /// places. Every other value of `sorted` is stale until the caller writes each
+    /// remaining row at [`Self::positions`].
+    pub(crate) fn place_written(&self, raw: &RowStorage, sorted: &mut RowStorage) {
+        sorted.resize_for_overwrite(self.origin.len());
+        sorted.findex.copy_from_slice(&self.sorted_findex);
+        sorted.lambda.fill(0.0);
+        for r in 0..raw.len() {
+            let position = self.new_position[r];
+            if position != NONE {
+                sorted.copy_row(position as usize, raw, r);
+            }
+        }
+    }
+
+    /// Where each raw row of the last [`Self::plan`] or build goes among the sorted rows
+    /// ([`NONE`]: dropped, it touches no dynamic body).
+    pub(crate) fn positions(&self) -> &[u32] {
+        &self.new_position
+    }
+
+    /// After [`Self::plan`] found the rows already in island order ([`Self::identity`]) and
+    /// the caller wrote them all to `raw`: moves them into `sorted` (the two storages
+    /// swapped, friction indices made relative) instead of copying them, and `raw` holds
+    /// stale rows until [`Self::give_back`]. A chain's rows are then not copied each step,
+    /// and the step's working set holds one row storage instead of two
+    /// (docs/performance.md#lent-rows).
+    pub(crate) fn lend(&self, raw: &mut RowStorage, sorted: &mut RowStorage) {
+        debug_assert!(self.identity);
         std::mem::swap(raw, sorted);
         // `raw` keeps the producers' friction indices; `sorted` takes the islands'.
         std::mem::swap(&mut raw.findex, &mut sorted.findex);
         sorted.findex.clear();
         sorted.findex.extend(self.sorted_findex.iter().copied());
-        true
     }
 
-    /// Undoes [`Self::build_lending`]'s move when it returned `true`: `raw` gets back its
-    /// rows, with whatever the solve wrote into them (forces, index sets), and `sorted`
-    /// keeps stale rows.
+    /// Undoes [`Self::lend`]'s move: `raw` gets back its rows, with whatever the solve
+    /// wrote into them (forces, index sets), and `sorted` keeps stale rows.
     pub(crate) fn give_back(raw: &mut RowStorage, sorted: &mut RowStorage) {
         std::mem::swap(&mut raw.findex, &mut sorted.findex);
         std::mem::swap(raw, sorted);
@@ -212,19 +224,23 @@ impl Islands {
     /// The islands and order of `raw`, rebuilt unless the last ones still hold.
     fn find_islands(&mut self, raw: &RowStorage, dynamic: &[bool]) {
         let options = (self.group_contacts, self.interleave);
-        self.reused = self.last.matches(raw, dynamic, options);
+        self.reused = self.last.same_context(dynamic, options) && self.last.shapes.describe(raw);
         if !self.reused {
-            self.sort(raw, dynamic);
-            self.last.record(raw, dynamic, options);
+            let mut shapes = std::mem::take(&mut self.last.shapes);
+            shapes.clear();
+            shapes.extend_from_rows(raw);
+            self.sort(&shapes, dynamic);
+            self.last.shapes = shapes;
+            self.last.record_context(dynamic, options);
         }
     }
 
     /// [`Self::find_islands`] from scratch.
-    fn sort(&mut self, raw: &RowStorage, dynamic: &[bool]) {
+    fn sort(&mut self, shapes: &RowShapes, dynamic: &[bool]) {
         let slots = dynamic.len();
         self.parent.clear();
         self.parent.extend(0..slots as u32);
-        for &[a, b] in &raw.bodies {
+        for &[a, b] in &shapes.bodies {
             if dynamic[a as usize] && dynamic[b as usize] {
                 self.union(a, b);
             }
@@ -233,8 +249,7 @@ impl Islands {
         self.island_of_root.resize(slots, NONE);
         self.row_island.clear();
         let mut islands = 0u32;
-        for r in 0..raw.len() {
-            let [a, b] = raw.bodies[r];
+        for &[a, b] in &shapes.bodies {
             let anchor = if dynamic[a as usize] {
                 a
             } else if dynamic[b as usize] {
@@ -252,7 +267,7 @@ impl Islands {
         }
         let islands = islands as usize;
         self.collect_bodies(dynamic, islands);
-        self.sort_rows(raw, islands);
+        self.sort_rows(shapes, islands);
     }
 
     fn collect_bodies(&mut self, dynamic: &[bool], islands: usize) {
@@ -289,11 +304,12 @@ impl Islands {
 
     /// Counting sort of the rows by (island, bounded): stable, so a producer's rows stay in
     /// their order.
-    fn sort_rows(&mut self, raw: &RowStorage, islands: usize) {
-        let key = |r: usize, island: u32| 2 * island as usize + usize::from(!raw.is_unbounded(r));
+    fn sort_rows(&mut self, shapes: &RowShapes, islands: usize) {
+        let unbounded = &shapes.unbounded;
+        let key = |r: usize, island: u32| 2 * island as usize + usize::from(!unbounded[r]);
         self.bucket.clear();
         self.bucket.resize(2 * islands + 1, 0);
-        for r in 0..raw.len() {
+        for r in 0..shapes.len() {
             let island = self.row_island[r];
             if island != NONE {
                 self.bucket[key(r, island) + 1] += 1;
@@ -311,10 +327,10 @@ impl Islands {
         self.row_start.push(self.bucket[2 * islands]);
         let total = self.bucket[2 * islands];
         self.new_position.clear();
-        self.new_position.resize(raw.len(), NONE);
+        self.new_position.resize(shapes.len(), NONE);
         self.origin.clear();
         self.origin.resize(total, 0);
-        for r in 0..raw.len() {
+        for r in 0..shapes.len() {
             let island = self.row_island[r];
             if island != NONE {
                 let slot = &mut self.bucket[key(r, island)];
@@ -323,10 +339,10 @@ impl Islands {
                 *slot += 1;
             }
         }
-        debug_assert!(!self.group_contacts || self.frictions_follow_normals(raw));
+        debug_assert!(!self.group_contacts || self.frictions_follow_normals(&shapes.findex));
         for k in 0..islands {
             if self.interleave > 1 {
-                self.interleave_bounded(k, raw);
+                self.interleave_bounded(k, &shapes.findex);
             }
         }
         self.sorted_findex.clear();
@@ -334,13 +350,13 @@ impl Islands {
             let r = r as usize;
             let start = self.row_start[self.row_island[r] as usize];
             // A friction row's normal shares its bodies, hence its island.
-            raw.findex[r]
+            shapes.findex[r]
                 .map(|j| self.new_position[j] as usize)
                 .filter(|&j| j != NONE as usize)
                 .map(|j| j - start)
         });
         self.sorted_findex.extend(findex);
-        self.identity = total == raw.len()
+        self.identity = total == shapes.len()
             && self
                 .origin
                 .iter()
@@ -351,15 +367,14 @@ impl Islands {
     /// Whether every friction row of the sorted order follows its normal row or another
     /// friction row of the same normal (what producers promise, see
     /// [`Self::group_contacts`]).
-    fn frictions_follow_normals(&self, raw: &RowStorage) -> bool {
+    fn frictions_follow_normals(&self, findex: &[Option<usize>]) -> bool {
         self.origin.windows(2).all(|pair| {
             let (before, row) = (pair[0] as usize, pair[1] as usize);
-            raw.findex[row]
-                .is_none_or(|normal| before == normal || raw.findex[before] == Some(normal))
+            findex[row].is_none_or(|normal| before == normal || findex[before] == Some(normal))
         }) && self
             .origin
             .first()
-            .is_none_or(|&r| raw.findex[r as usize].is_none())
+            .is_none_or(|&r| findex[r as usize].is_none())
     }
 
     /// Writes `raw`'s rows into `sorted` in the order found (`origin`), friction indices
@@ -375,7 +390,7 @@ impl Islands {
     /// goes to place `w + lane * ways`. A unit is one row or, with
     /// [`Self::group_contacts`], a contact's normal row with its friction rows, which stay
     /// together. Islands with fewer than two units per lane keep their order.
-    fn interleave_bounded(&mut self, k: usize, raw: &RowStorage) {
+    fn interleave_bounded(&mut self, k: usize, findex: &[Option<usize>]) {
         let ways = self.interleave;
         let (start, end) = (self.row_start[k] + self.nub[k], self.row_start[k + 1]);
         self.lanes.clear();
@@ -384,7 +399,7 @@ impl Islands {
         let mut head = NONE as usize;
         for (p, &r) in self.lanes.iter().enumerate() {
             let r = r as usize;
-            if !(self.group_contacts && raw.findex[r] == Some(head)) {
+            if !(self.group_contacts && findex[r] == Some(head)) {
                 self.unit_start.push(p as u32);
                 head = r;
             }
@@ -437,7 +452,7 @@ impl Islands {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rows::{JacobianRow, Pose, Row, Softness};
+    use crate::rows::{JacobianRow, Pose, Row, RowShapes, Softness};
 
     fn add_row(raw: &mut RowStorage, a: u32, b: u32, bounded: bool) {
         let mut w = raw.writer([a, b], [Pose::IDENTITY; 2], Softness::DEFAULT, false);
@@ -493,7 +508,7 @@ mod tests {
         islands.build(&raw, &dynamic, &mut copied);
         assert!(islands.identity());
         let mut moved = raw.clone();
-        assert!(islands.build_lending(&mut moved, &dynamic, &mut lent));
+        assert!(plan_and_lend(&mut islands, &mut moved, &dynamic, &mut lent));
         // What the solve reads is the copy's, friction indices relative to each island.
         assert_eq!(lent.findex, copied.findex);
         assert_eq!(lent.findex[5], Some(1));
@@ -513,9 +528,83 @@ mod tests {
         add_row(&mut shuffled, 0, 1, false);
         let mut sorted = RowStorage::default();
         let before = shuffled.clone();
-        assert!(!islands.build_lending(&mut shuffled, &dynamic, &mut sorted));
+        assert!(!plan_and_lend(
+            &mut islands,
+            &mut shuffled,
+            &dynamic,
+            &mut sorted
+        ));
         assert_eq!((shuffled.bodies, shuffled.lo), (before.bodies, before.lo));
         assert_eq!(sorted.bodies, [[0, 1], [0, 4]]);
+    }
+
+    /// As the step does it: plans the islands of `raw`'s shapes, then lends `raw`'s rows
+    /// if they are in island order, else places them. Returns whether they were lent.
+    fn plan_and_lend(
+        islands: &mut Islands,
+        raw: &mut RowStorage,
+        dynamic: &[bool],
+        sorted: &mut RowStorage,
+    ) -> bool {
+        let mut shapes = RowShapes::default();
+        shapes.extend_from_rows(raw);
+        islands.plan(&mut shapes, dynamic);
+        if islands.identity() {
+            islands.lend(raw, sorted);
+            return true;
+        }
+        islands.place_written(raw, sorted);
+        false
+    }
+
+    #[test]
+    fn rows_placed_by_plan_match_the_gathered_ones_over_stale_storage() {
+        // Two islands out of order, a contact's normal and friction rows in each, a joint
+        // row, and an inert row; placed into a storage holding stale rows of another step.
+        let dynamic = [true, true, true, false];
+        let mut raw = RowStorage::default();
+        add_row(&mut raw, 0, 3, true); // island A normal
+        add_row(&mut raw, 2, 3, true); // island B normal
+        add_row(&mut raw, 2, 3, true); // its friction
+        raw.findex[2] = Some(1);
+        add_row(&mut raw, 0, 1, false); // island A joint: first in A
+        add_row(&mut raw, 3, 3, false); // inert
+        for (r, e) in raw.error.iter_mut().enumerate() {
+            *e = r as f64 + 0.25;
+        }
+        raw.lambda[3] = 3.0;
+        let mut islands = Islands {
+            group_contacts: true,
+            ..Islands::default()
+        };
+        let mut gathered = RowStorage::default();
+        islands.build(&raw, &dynamic, &mut gathered);
+        let mut placed = RowStorage::default();
+        for _ in 0..7 {
+            add_row(&mut placed, 1, 2, true);
+        }
+        placed.error.fill(-1.0);
+        placed.findex[6] = Some(2);
+        let mut shapes = RowShapes::default();
+        shapes.extend_from_rows(&raw);
+        islands.plan(&mut shapes, &dynamic);
+        assert!(islands.reused() && !islands.identity());
+        islands.place_written(&raw, &mut placed);
+        // Friction indices for every row, island-relative; written rows' values copied
+        // (forces too, as the gather does); stale forces cleared.
+        assert_eq!(placed.len(), 4);
+        assert_eq!(placed.findex, gathered.findex);
+        assert_eq!(placed.findex[3], Some(0));
+        assert_eq!(placed.lambda, [3.0, 0.0, 0.0, 0.0]);
+        assert_eq!(placed.lambda, gathered.lambda);
+        assert_eq!(islands.positions(), &[1, 2, 3, 0, NONE]);
+        assert_eq!(placed.bodies, gathered.bodies);
+        for (r, &i) in islands.positions().iter().enumerate() {
+            if i != NONE {
+                assert_eq!(placed.error[i as usize], gathered.error[i as usize]);
+                assert_eq!(placed.error[i as usize], r as f64 + 0.25);
+            }
+        }
     }
 
     #[test]
@@ -583,7 +672,7 @@ mod tests {
         islands.build(&raw, &dynamic, &mut sorted);
         assert_eq!(&islands.origin[..], &[0, 1, 2, 3, 7, 8, 9, 4, 5, 6, 10]);
         assert!(sorted.findex.iter().copied().eq(expected));
-        assert!(islands.frictions_follow_normals(&raw));
+        assert!(islands.frictions_follow_normals(&raw.findex));
         // Every normal first and then every friction row is what producers must not write.
         let mut split = RowStorage::default();
         for r in [0, 1, 4, 7, 10, 2, 3, 5, 6, 8, 9] {
@@ -594,7 +683,7 @@ mod tests {
         }
         islands.interleave = 1;
         islands.origin = (0..split.len() as u32).collect();
-        assert!(!islands.frictions_follow_normals(&split));
+        assert!(!islands.frictions_follow_normals(&split.findex));
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //!    curvature term, [`crate::joint::curvature`]), then every contact point its normal
 //!    row followed by its friction rows ([`crate::contact`]), warm-started from the
 //!    point's memory (or, for a new point, from the weight it carries).
-//! 3. **Islands**: bodies connected by rows ([`crate::solver::island`]).
+//! 3. **Islands**: bodies connected by rows ([`crate::solver::island`]), found between
+//!    the joints' rows and the contacts' from the rows' shapes, so that the contacts
+//!    write theirs straight into island order.
 //! 4. **Solve**: per island, `A lambda = b + w` with `A = J M^-1 J^T + diag(cfm)/h` and
 //!    `b = (rhs - J u*) / h`, `rhs = -erp C / h + target`: exactly (Dantzig on the dense `A`,
 //!    or for large islands the sparse active-set solver of [`crate::solver::sparse_exact`], both
@@ -40,7 +42,9 @@
 //! through `RowStorage::writer` (body slots are `handle.index()`, the static world is
 //! `HotBodies::ground`), keep each producer's raw row range, and fill `raw.warm_lambda` /
 //! `raw.warm_state` from its own cache (as [`load_warm_starts`] does for joints); in
-//! [`commit`], read its forces back from `raw.lambda[range]`. For post-stabilisation, write
+//! [`commit`], read its forces back from `raw.lambda[range]`. (Contacts, the bulk of most
+//! scenes' rows, instead describe their rows' shapes before the islands are found and
+//! write them straight into island order: docs/performance.md#rows-written-in-island-order.) For post-stabilisation, write
 //! its stabilised rows at `hot.next_pose` next to the joints' in `PostStabilizer::measure`
 //! (one-sided rows are then solved by projected Gauss-Seidel with their sign kept).
 //! Contacts (`crate::contact::rows`) are the example.
@@ -53,10 +57,11 @@ use crate::body::Activity;
 use crate::body::RigidBody;
 use crate::body::{BodyKind, Velocity};
 use crate::collision::{self, Collider, CollisionPipeline};
+use crate::contact::rows::{self as contact_rows, RowPlacement};
+use crate::contact::FrictionModel;
 use crate::contact::{
     resolve_sequentially, Contact, ContactWrench, EventState, HookSlot, ImpactModel,
 };
-use crate::contact::{rows as contact_rows, FrictionModel};
 use crate::diagnostics::{IslandReport, StepPhase, StepStats};
 use crate::dynamics::gyroscopic::angular_velocity_in_step;
 use crate::dynamics::integrate::{applied_force, damping_factor, pose_after_step};
@@ -71,7 +76,7 @@ use crate::joint::{Joint, JointFeedback};
 use crate::math::Vec3;
 use crate::poststab::{PostStabilizer, SharedFactors};
 use crate::rows::hot::HotBodies;
-use crate::rows::{Pose, RowPass, RowStorage};
+use crate::rows::{Pose, RowPass, RowShapes, RowStorage, SolvedRows, DROPPED};
 use crate::sleep::SleepTracker;
 use crate::solver::assemble::{assemble_island, ProblemPool};
 use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
@@ -96,8 +101,11 @@ pub(crate) struct StepScratch {
     /// Rows in island order.
     rows: RowStorage,
     /// Whether `raw`'s rows were moved into `rows` (already in island order,
-    /// [`Islands::build_lending`]): `raw` is stale until [`commit`] gives them back.
+    /// [`Islands::lend`]): `raw` is stale until [`commit`] gives them back.
     rows_lent: bool,
+    /// The shapes of this step's rows, from which the islands are found before the
+    /// contacts' rows are written.
+    shapes: RowShapes,
     /// Each joint's slot and raw row range this step.
     joint_rows: Vec<(usize, Range<usize>)>,
     islands: Islands,
@@ -212,12 +220,16 @@ fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     w.stats.times.forces = clock.elapsed();
 
     let clock = PhaseClock::start(timing);
-    write_rows(w, h)?;
-    w.stats.times.rows = clock.elapsed();
+    write_joint_rows(w, h);
+    let joint_rows_time = clock.elapsed();
 
     let clock = PhaseClock::start(timing);
     build_islands(w);
     w.stats.times.islands = clock.elapsed();
+
+    let clock = PhaseClock::start(timing);
+    write_contact_rows(w)?;
+    w.stats.times.rows = joint_rows_time + clock.elapsed();
 
     let clock = PhaseClock::start(timing);
     let model = w.settings.contacts.friction_model;
@@ -275,9 +287,9 @@ fn detect_collisions(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     Ok(())
 }
 
-/// Stage 2: the joints' rows (with their warm starts and curvature targets), then every
-/// contact point's normal and friction rows, into the raw storage in producer order.
-fn write_rows(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
+/// Stage 2: the contacts' frames and impacts, then the joints' rows (with their warm
+/// starts and curvature targets) into the raw storage in producer order.
+fn write_joint_rows(w: &mut StepState<'_>, h: f64) {
     let (settings, s) = (w.settings, &mut *w.scratch);
     // Contact frames and restitution first: sequential impacts change the velocities the
     // joints' rows (limits, curvature look-ahead) are written for.
@@ -331,6 +343,13 @@ fn write_rows(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
             &s.joint_rows,
         );
     }
+}
+
+/// Stage 4: every contact point's normal and friction rows, written where the islands
+/// put them (or after the joints' in producer order, for rows already in island order,
+/// which are then lent to the solve), and the check that every row is finite.
+fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
+    let (settings, s) = (w.settings, &mut *w.scratch);
     let points = &mut w.collision.points;
     let order = &w.collision.order;
     contact_rows::estimate_loads(
@@ -341,6 +360,20 @@ fn write_rows(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
         &mut s.contact_load,
         &mut s.contact_supports,
     );
+    let joint_rows = s.raw.len();
+    let lend = s.islands.identity();
+    let (storage, placement) = if lend {
+        (&mut s.raw, RowPlacement::Append)
+    } else {
+        let position = s.islands.positions();
+        (
+            &mut s.rows,
+            RowPlacement::Placed {
+                first: joint_rows,
+                position,
+            },
+        )
+    };
     contact_rows::write_rows(
         points,
         order,
@@ -352,10 +385,20 @@ fn write_rows(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
         // The exact stepper projects every contact: its sparse solver was certified on
         // those piles' problems with them projected.
         matches!(settings.solver, Solver::Iterative(_)),
-        &mut s.raw,
+        storage,
+        placement,
         &mut s.central_points,
     );
-    check_rows(&s.raw, w.bodies)
+    if lend {
+        check_rows(&s.raw, None, w.bodies)?;
+        s.islands.lend(&mut s.raw, &mut s.rows);
+        s.rows_lent = true;
+        return Ok(());
+    }
+    check_rows(&s.raw, None, w.bodies)?;
+    // The contacts' rows, in producer order for the error's body.
+    let position = s.islands.positions();
+    check_rows(&s.rows, Some(&position[joint_rows..]), w.bodies)
 }
 
 /// Whether contacts are projected after the step (post-stabilisation on for them).
@@ -363,7 +406,9 @@ fn projects_contacts(settings: &WorldSettings) -> bool {
     settings.contacts.post_stabilize && settings.post_stabilization.enabled
 }
 
-/// Stage 3: islands of bodies connected by rows, the rows sorted into island order.
+/// Stage 3: islands of bodies connected by rows, found from the joints' rows and the
+/// contacts' shapes before the contacts' rows are written, and the joints' rows copied
+/// into island order (unless every row already is in it).
 fn build_islands(w: &mut StepState<'_>) {
     let s = &mut *w.scratch;
     s.islands.group_contacts = true;
@@ -371,11 +416,22 @@ fn build_islands(w: &mut StepState<'_>) {
         Solver::Iterative(_) => crate::solver::island::INTERLEAVE,
         Solver::Exact(_) => 1,
     };
-    s.rows_lent = s
-        .islands
-        .build_lending(&mut s.raw, &s.hot.dynamic, &mut s.rows);
+    s.shapes.clear();
+    s.shapes.extend_from_rows(&s.raw);
+    contact_rows::write_shapes(
+        &w.collision.points,
+        &w.collision.order,
+        w.settings.contacts.friction_model,
+        s.raw.len(),
+        &mut s.shapes,
+    );
+    s.islands.plan(&mut s.shapes, &s.hot.dynamic);
+    s.rows_lent = false;
+    if !s.islands.identity() {
+        s.islands.place_written(&s.raw, &mut s.rows);
+    }
     let stats = &mut *w.stats;
-    stats.rows = s.rows.len();
+    stats.rows = s.islands.sorted_rows();
     stats.islands = s.islands.len();
     stats.constrained_bodies = s.islands.body_count();
     let dynamic = s.hot.dynamic.iter().filter(|d| **d).count();
@@ -420,10 +476,16 @@ fn report_contacts(w: &mut StepState<'_>, h: f64) {
     let s = &*w.scratch;
     w.wrenches.clear();
     w.wrenches.resize(s.hot.pose.len(), Default::default());
+    let solved = if s.rows_lent {
+        // Given back in `commit`: in producer order again.
+        SolvedRows::in_order(&s.raw)
+    } else {
+        SolvedRows::placed(&s.rows, s.islands.positions())
+    };
     contact_rows::read_forces(
         &mut w.collision.points,
         &w.collision.order,
-        &s.raw,
+        solved,
         &s.hot.pose,
         w.settings.contacts.friction_model,
         w.contacts,
@@ -554,17 +616,28 @@ fn load_warm_starts(
     }
 }
 
+/// An error naming the first body of the first row (in producer order: `position` maps
+/// producer rows to `rows`' rows, `DROPPED` for unwritten ones) with a non-finite value.
 fn check_rows(
-    raw: &RowStorage,
+    rows: &RowStorage,
+    position: Option<&[u32]>,
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
 ) -> Result<(), WorldError> {
-    if raw.all_finite() {
+    if rows.all_finite() {
         return Ok(());
     }
-    match (0..raw.len()).find(|&i| !raw.is_finite(i)) {
+    let culprit = match position {
+        None => (0..rows.len()).find(|&i| !rows.is_finite(i)),
+        Some(position) => position
+            .iter()
+            .filter(|&&i| i != DROPPED)
+            .map(|&i| i as usize)
+            .find(|&i| !rows.is_finite(i)),
+    };
+    match culprit {
         None => Ok(()),
         Some(i) => {
-            let body = bodies.handle_at(raw.bodies[i][0] as usize);
+            let body = bodies.handle_at(rows.bodies[i][0] as usize);
             Err(non_finite(StepPhase::Rows, body))
         }
     }
@@ -657,16 +730,16 @@ fn commit(
         }
         body.clear_accumulators();
     }
-    // Forces and index sets back in producer order; dropped (inert) rows keep zero force.
-    if std::mem::take(&mut s.rows_lent) {
+    // The joints' forces and index sets back in producer order (the contacts read theirs
+    // in `report_contacts`); dropped (inert) rows keep zero force.
+    if s.rows_lent {
         // The rows were already in that order, and are handed back with them.
         Islands::give_back(&mut s.raw, &mut s.rows);
     } else {
-        s.raw.lambda.fill(0.0);
-        s.raw.warm_state.fill(None);
-        for (sorted, &raw) in s.islands.origin.iter().enumerate() {
-            s.raw.lambda[raw as usize] = s.rows.lambda[sorted];
-            s.raw.warm_state[raw as usize] = s.rows.warm_state[sorted];
+        let solved = SolvedRows::placed(&s.rows, s.islands.positions());
+        for r in 0..s.raw.len() {
+            s.raw.lambda[r] = solved.lambda(r);
+            s.raw.warm_state[r] = solved.state(r);
         }
     }
     for (slot, range) in &s.joint_rows {
