@@ -834,31 +834,11 @@ mod tests {
         let collider = |slot| ColliderHandle::from_parts(slot, 0);
         ContactPoint {
             source: [pair, 0, 0],
-            candidate: ContactCandidate {
-                geometry: ContactGeometry {
-                    colliders: [collider(0), collider(pair + 1)],
-                    bodies: [None, None],
-                    user_data: [0; 2],
-                    point: Vec3::new(0.0, 0.0, z),
-                    normal: Vec3::Z,
-                    separation: 0.0,
-                },
-                friction: 0.5,
-                restitution: 0.0,
-                restitution_threshold: None,
-                softness: None,
-                surface_velocity: Vec3::ZERO,
-            },
-            slots: [0, pair + 1],
-            anchors: [Vec3::ZERO; 2],
-            local_anchors: [Vec3::ZERO; 2],
-            local_normal: Vec3::Z,
-            memory: ContactMemory::default(),
-            tangents: [Vec3::ZERO; 2],
-            bounce: None,
-            impact: 0.0,
-            normal_row: 0,
-            friction_rows: 0..0,
+            ..ContactPoint::fixture(
+                [collider(0), collider(pair + 1)],
+                [0, pair + 1],
+                Vec3::new(0.0, 0.0, z),
+            )
         }
     }
 

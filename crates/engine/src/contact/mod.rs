@@ -242,6 +242,46 @@ pub(crate) struct ContactPoint {
     pub(crate) friction_rows: Range<usize>,
 }
 
+#[cfg(test)]
+impl ContactPoint {
+    /// A test point between `colliders` on solver slots `slots` at `point`, normal `+z`
+    /// and friction 0.5, its witness points at the slots' origins.
+    pub(crate) fn fixture(
+        colliders: [crate::handles::ColliderHandle; 2],
+        slots: [u32; 2],
+        point: Vec3,
+    ) -> Self {
+        ContactPoint {
+            source: [0; 3],
+            candidate: ContactCandidate {
+                geometry: ContactGeometry {
+                    colliders,
+                    bodies: [None, None],
+                    user_data: [0; 2],
+                    point,
+                    normal: Vec3::Z,
+                    separation: 0.0,
+                },
+                friction: 0.5,
+                restitution: 0.0,
+                restitution_threshold: None,
+                softness: None,
+                surface_velocity: Vec3::ZERO,
+            },
+            slots,
+            anchors: [Vec3::ZERO; 2],
+            local_anchors: [Vec3::ZERO; 2],
+            local_normal: Vec3::Z,
+            memory: ContactMemory::default(),
+            tangents: [Vec3::ZERO; 2],
+            bounce: None,
+            impact: 0.0,
+            normal_row: 0,
+            friction_rows: 0..0,
+        }
+    }
+}
+
 impl ContactPoint {
     /// The velocity of B's contact point relative to A's, from per-slot velocities and
     /// poses (the normal part is the closing rate: negative while approaching).

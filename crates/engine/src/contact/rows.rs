@@ -87,8 +87,9 @@ impl Iterator for FrictionDirections {
 /// What post-stabilisation reads of a contact point: its bodies, its witness points and
 /// normal in the bodies' frames and its softness. A fifth of the point's size, so the
 /// projection's passes over the contacts (rows and errors, several a step) read a compact
-/// array instead of gathering points of a few hundred bytes.
-#[derive(Debug, Clone, Copy)]
+/// array instead of gathering points of a few hundred bytes; [`write_rows`] fills it while
+/// it has each point at hand.
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct PositionalContact {
     /// Solver slots of the bodies.
     pub(crate) slots: [u32; 2],
@@ -321,7 +322,12 @@ pub(crate) enum RowPlacement<'a> {
 /// `central_by_erp` as well, a point whose normal passes through its dynamic bodies'
 /// centres of mass (`pushes_through_centres`) keeps its ERP instead, on at most
 /// [`CENTRAL_CONTACT_TOLERANCE`] beyond the slop, with its CFM yield taken back at last
-/// step's force; `central` (per point) records which points were so treated.
+/// step's force. `positional` (per point, by index) receives each point's
+/// [`PositionalContact`], which records whether it was so treated.
+///
+/// Returns whether every written row's values are finite (bounds: not NaN), checked as
+/// they are written rather than in another pass over the rows; `false` may also mean a
+/// finite row whose Jacobian entries sum beyond `f64::MAX` (`RowStorage::all_finite`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_rows(
     points: &mut [ContactPoint],
@@ -334,10 +340,10 @@ pub(crate) fn write_rows(
     central_by_erp: bool,
     storage: &mut RowStorage,
     placement: RowPlacement<'_>,
-    central: &mut Vec<bool>,
-) {
-    central.clear();
-    central.resize(points.len(), false);
+    positional: &mut Vec<PositionalContact>,
+) -> bool {
+    positional.clear();
+    positional.resize(points.len(), PositionalContact::default());
     // One pass over the points (a point is a few hundred bytes; S1 has 2,360 of them).
     // Appended, the arrays are grown once for the most rows the points can have, and cut
     // to the rows written at the end.
@@ -355,6 +361,7 @@ pub(crate) fn write_rows(
         }
     };
     debug_assert_eq!(order.len(), n);
+    let mut finite = true;
     for &p in order {
         let point = &mut points[p as usize];
         let [a, b] = point.slots;
@@ -366,7 +373,7 @@ pub(crate) fn write_rows(
             .bounded(0.0, f64::INFINITY);
         let through_centres =
             central_by_erp && projected && pushes_through_centres(&row.jacobian, [a, b], dynamic);
-        central[p as usize] = through_centres;
+        positional[p as usize] = PositionalContact::of(point, world_softness, through_centres);
         let projected = projected && !through_centres;
         let (erp, cfm) = match point.bounce {
             Some(speed) => {
@@ -402,6 +409,7 @@ pub(crate) fn write_rows(
         point.normal_row = index;
         let normal_at = at(index);
         if let Some(i) = normal_at {
+            finite &= usable(&row);
             storage.set_values(i, [a, b], &row, softness);
             if position.is_none() {
                 storage.findex[i] = None;
@@ -429,6 +437,7 @@ pub(crate) fn write_rows(
                     .bounded(-c.friction, c.friction)
                     .target_velocity(direction.dot(c.surface_velocity))
                     .unstabilized();
+                finite &= usable(&row);
                 storage.set_values(i, [a, b], &row, softness);
                 if position.is_none() {
                     storage.findex[i] = Some(index);
@@ -465,6 +474,18 @@ pub(crate) fn write_rows(
     if position.is_none() {
         storage.truncate(next);
     }
+    finite
+}
+
+/// Whether every number of `row` the solver reads is usable, without a branch per value:
+/// as `RowStorage::all_finite` checks a stored row.
+#[inline(always)]
+fn usable(row: &Row) -> bool {
+    let j = &row.jacobian;
+    let v = (j.linear_a + j.angular_a) + (j.linear_b + j.angular_b);
+    (v.x + v.y + v.z + row.error + row.target_velocity).is_finite()
+        & !row.lo.is_nan()
+        & !row.hi.is_nan()
 }
 
 /// Lever arm (m) below which a contact normal counts as passing through a body's centre of
@@ -532,5 +553,104 @@ pub(crate) fn read_forces(
             force_local: Vec3::new(normal_force, friction.dot(t1), friction.dot(t2)),
             force,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handles::{ColliderHandle, Handle};
+    use stiction_lcp::IndexState;
+
+    /// Two boxes' contacts with the ground (slot 2): point `k` on body `k`, 1 m apart.
+    fn two_points() -> Vec<ContactPoint> {
+        (0..2u32)
+            .map(|k| {
+                let colliders = [0, k + 1].map(|s| ColliderHandle::from_parts(s, 0));
+                let mut point = ContactPoint::fixture(colliders, [2, k], Vec3::ZERO);
+                point.anchors = [Vec3::new(k as f64, 0.0, 0.0); 2];
+                point.tangents = [Vec3::X, Vec3::Y];
+                point.memory.normal = 1.0 + k as f64;
+                point
+            })
+            .collect()
+    }
+
+    fn write(
+        points: &mut [ContactPoint],
+        storage: &mut RowStorage,
+        placement: RowPlacement<'_>,
+    ) -> bool {
+        let poses = [Pose::IDENTITY; 3];
+        let mut positional = Vec::new();
+        write_rows(
+            points,
+            &[1, 0],
+            &poses,
+            &[true, true, false],
+            Softness::DEFAULT,
+            FrictionModel::Box,
+            true,
+            true,
+            storage,
+            placement,
+            &mut positional,
+        )
+    }
+
+    #[test]
+    fn placed_rows_equal_appended_ones_and_both_report_non_finite_values() {
+        let mut points = two_points();
+        let mut appended = RowStorage::default();
+        assert!(write(&mut points, &mut appended, RowPlacement::Append));
+        assert_eq!(appended.len(), 6);
+        // Point 1 first (its normal is raw row 0), each normal followed by its frictions.
+        assert_eq!((points[1].normal_row, points[0].normal_row), (0, 3));
+        assert_eq!(appended.findex[1..3], [Some(0), Some(0)]);
+        assert_eq!(appended.warm_lambda[..4], [2.0, 0.0, 0.0, 1.0]);
+        let mut shapes = RowShapes::default();
+        write_shapes(&points, &[1, 0], FrictionModel::Box, 0, &mut shapes);
+        assert!(shapes.describe(&appended));
+
+        // Placed in reverse over stale rows: every value written, friction indices kept.
+        let position: Vec<u32> = (0..6).rev().collect();
+        let mut placed = appended.clone();
+        placed.error.fill(f64::NAN);
+        placed.warm_state.fill(Some(IndexState::AtUpper));
+        placed.warm_lambda.fill(-7.0);
+        placed.findex = vec![Some(9); 6];
+        let placement = RowPlacement::Placed {
+            first: 0,
+            position: &position,
+        };
+        assert!(write(&mut points, &mut placed, placement));
+        assert_eq!(placed.findex, [Some(9); 6]);
+        for r in 0..6 {
+            let i = 5 - r;
+            assert_eq!(placed.bodies[i], appended.bodies[r]);
+            assert_eq!(placed.jacobian[i], appended.jacobian[r]);
+            assert_eq!(placed.error[i].to_bits(), appended.error[r].to_bits());
+            assert_eq!(placed.warm_lambda[i], appended.warm_lambda[r]);
+            assert_eq!(placed.warm_state[i], appended.warm_state[r]);
+            assert_eq!(
+                (placed.lo[i], placed.hi[i]),
+                (appended.lo[r], appended.hi[r])
+            );
+        }
+        // Solved forces read back by producer row through the positions.
+        placed.lambda = (0..6).map(f64::from).collect();
+        let solved = SolvedRows::placed(&placed, &position);
+        assert_eq!(solved.lambda(0), 5.0);
+        let dropped = [DROPPED; 6];
+        assert_eq!(SolvedRows::placed(&placed, &dropped).lambda(0), 0.0);
+
+        // A non-finite witness point makes both report it.
+        points[0].anchors[0].x = f64::NAN;
+        assert!(!write(&mut points, &mut appended, RowPlacement::Append));
+        let placement = RowPlacement::Placed {
+            first: 0,
+            position: &position,
+        };
+        assert!(!write(&mut points, &mut placed, placement));
     }
 }

@@ -203,7 +203,8 @@ pub(crate) struct PostStabilizer {
 
 impl PostStabilizer {
     /// Projects the stabilised joints of `joints` and the penetrations of `contacts` (taken
-    /// in `order`; those marked `central`, which ERP corrects, only beyond
+    /// in `order`, their positional data in `positional` by index, which it hands back
+    /// unchanged; those marked `central`, which ERP corrects, only beyond
     /// [`CENTRAL_CONTACT_TOLERANCE`]) at the poses `hot.next_pose`, moving only
     /// `hot.next_pose`. Fails (with nothing else changed) if a non-finite value appears.
     ///
@@ -218,7 +219,7 @@ impl PostStabilizer {
         points: &PointJoints,
         contacts: &mut [ContactPoint],
         order: &[u32],
-        central: &[bool],
+        positional: &mut Vec<PositionalContact>,
         hot: &mut HotBodies,
         softness: Softness,
         settings: &PostStabilization,
@@ -227,12 +228,15 @@ impl PostStabilizer {
     ) -> Result<(), WorldError> {
         // The velocity solve's buffers are free until the next step: the passes borrow
         // them (swapped in and back) instead of keeping their own copies, to keep the
-        // step's working set small (docs/performance.md#shared-factors).
+        // step's working set small (docs/performance.md#shared-factors). So are the
+        // positional contacts the row writer filled.
         let mut shared = shared;
         shared.exchange(self);
+        std::mem::swap(&mut self.positional, positional);
         let result = self.project(
-            joints, points, contacts, order, central, hot, softness, settings, stats,
+            joints, points, contacts, order, hot, softness, settings, stats,
         );
+        std::mem::swap(&mut self.positional, positional);
         shared.exchange(self);
         result
     }
@@ -245,28 +249,18 @@ impl PostStabilizer {
         points: &PointJoints,
         contacts: &mut [ContactPoint],
         order: &[u32],
-        central: &[bool],
         hot: &mut HotBodies,
         softness: Softness,
         settings: &PostStabilization,
         stats: &mut PostStabilizationStats,
     ) -> Result<(), WorldError> {
-        self.positional.clear();
-        self.positional.extend(
-            contacts
-                .iter()
-                .zip(central)
-                .map(|(p, &central)| PositionalContact::of(p, softness, central)),
-        );
+        debug_assert_eq!(self.positional.len(), contacts.len());
         if joints.len() == 0 {
             let within = contacts_within_tolerance(&self.positional, hot, settings.tolerance);
-            if let Some(largest) = within {
+            if let Some((largest, rows)) = within {
                 // Nothing to correct (most steps of a resting scene): no rows, islands or
                 // passes (docs/performance.md#post-stabilisation-cost).
-                stats.rows = contacts
-                    .iter()
-                    .filter(|p| p.slots.iter().any(|&s| hot.dynamic[s as usize]))
-                    .count();
+                stats.rows = rows;
                 stats.error_before = largest;
                 stats.error_after = largest;
                 stats.row_updates = 0;
@@ -996,20 +990,22 @@ fn write_joints(
     );
 }
 
-/// The largest penetration beyond their slop of `contacts` at `hot.next_pose`, if every
-/// one is within its tolerance in [`PostStabilizer::measure`] (so a full measure would find
-/// nothing to do) and finite; `None` otherwise.
+/// The largest penetration beyond their slop of `contacts` at `hot.next_pose` and how many
+/// of them touch a dynamic body (the rows a measure would write), if every one is within
+/// its tolerance in [`PostStabilizer::measure`] (so a full measure would find nothing to
+/// do) and finite; `None` otherwise.
 fn contacts_within_tolerance(
     contacts: &[PositionalContact],
     hot: &HotBodies,
     tolerance: f64,
-) -> Option<f64> {
-    let mut largest = 0.0f64;
+) -> Option<(f64, usize)> {
+    let (mut largest, mut rows) = (0.0f64, 0);
     for point in contacts {
         // Rows of no dynamic body (a sleeping body on the ground) join no island.
         if !point.slots.iter().any(|&s| hot.dynamic[s as usize]) {
             continue;
         }
+        rows += 1;
         let error = point.error(&hot.next_pose);
         let v = violation(error, 0.0, f64::INFINITY);
         if v.is_nan() || v > contact_limit(point, tolerance) {
@@ -1018,7 +1014,7 @@ fn contacts_within_tolerance(
         }
         largest = largest.max(v);
     }
-    Some(largest)
+    Some((largest, rows))
 }
 
 /// The penetration beyond its slop (m) above which `point` starts a projection pass: the

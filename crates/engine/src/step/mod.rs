@@ -57,7 +57,7 @@ use crate::body::Activity;
 use crate::body::RigidBody;
 use crate::body::{BodyKind, Velocity};
 use crate::collision::{self, Collider, CollisionPipeline};
-use crate::contact::rows::{self as contact_rows, RowPlacement};
+use crate::contact::rows::{self as contact_rows, PositionalContact, RowPlacement};
 use crate::contact::FrictionModel;
 use crate::contact::{
     resolve_sequentially, Contact, ContactWrench, EventState, HookSlot, ImpactModel,
@@ -132,9 +132,10 @@ pub(crate) struct StepScratch {
     sparse_exact: SparseExactSolver,
     problems: ProblemPool,
     poststab: PostStabilizer,
-    /// Per contact point: whether its normal passes through its bodies' centres of mass
-    /// (`contact::rows::write_rows`: ERP corrects it, the projection only when deep).
-    central_points: Vec<bool>,
+    /// Per contact point: what post-stabilisation reads of it, including whether its
+    /// normal passes through its bodies' centres of mass (`contact::rows::write_rows`:
+    /// ERP corrects it, the projection only when deep).
+    positional_contacts: Vec<PositionalContact>,
     /// Point joints' rows on their way into `raw` (`JointRows::fixed_point`).
     fixed_rows: FixedRows,
     /// The step's point joints, read once for the curvature look-ahead and the
@@ -374,7 +375,7 @@ fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
             },
         )
     };
-    contact_rows::write_rows(
+    let contacts_finite = contact_rows::write_rows(
         points,
         order,
         &s.hot.pose,
@@ -387,7 +388,7 @@ fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
         matches!(settings.solver, Solver::Iterative(_)),
         storage,
         placement,
-        &mut s.central_points,
+        &mut s.positional_contacts,
     );
     if lend {
         check_rows(&s.raw, None, w.bodies)?;
@@ -396,6 +397,9 @@ fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
         return Ok(());
     }
     check_rows(&s.raw, None, w.bodies)?;
+    if contacts_finite {
+        return Ok(());
+    }
     // The contacts' rows, in producer order for the error's body.
     let position = s.islands.positions();
     check_rows(&s.rows, Some(&position[joint_rows..]), w.bodies)
@@ -441,22 +445,27 @@ fn build_islands(w: &mut StepState<'_>) {
 /// Stage 7: position-level projection of joint errors and (when on) contact penetration.
 fn post_stabilize(w: &mut StepState<'_>) -> Result<(), WorldError> {
     let settings = w.settings;
-    let (stabilized_contacts, contact_order) = if projects_contacts(settings) {
-        (&mut w.collision.points[..], &w.collision.order[..])
+    let s = &mut *w.scratch;
+    let mut none = Vec::new();
+    let (stabilized_contacts, contact_order, positional) = if projects_contacts(settings) {
+        (
+            &mut w.collision.points[..],
+            &w.collision.order[..],
+            &mut s.positional_contacts,
+        )
     } else {
-        (&mut [][..], &[][..])
+        (&mut [][..], &[][..], &mut none)
     };
     let any_rows = w.joints.len() > 0 || !stabilized_contacts.is_empty();
     if !(settings.post_stabilization.enabled && any_rows) {
         return Ok(());
     }
-    let s = &mut *w.scratch;
     s.poststab.run(
         w.joints,
         &s.points,
         stabilized_contacts,
         contact_order,
-        &s.central_points,
+        positional,
         &mut s.hot,
         settings.softness,
         &settings.post_stabilization,
