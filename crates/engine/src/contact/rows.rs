@@ -4,7 +4,7 @@ use crate::contact::{Contact, ContactPoint, ContactWrench, FrictionModel};
 use crate::math::Vec3;
 use crate::rows::hot::Pair;
 use crate::rows::parts::{linear_row_at, plane_basis};
-use crate::rows::{JacobianRow, Pose, Row, RowShapes, RowStorage, Softness, SolvedRows, DROPPED};
+use crate::rows::{stored_at, JacobianRow, Pose, Row, RowShapes, RowStorage, Softness, SolvedRows};
 
 /// Sliding speed (m/s) above which the first tangent follows the sliding direction.
 const ALIGN_SPEED: f64 = 1e-3;
@@ -353,13 +353,7 @@ pub(crate) fn write_rows(
         RowPlacement::Placed { first, position } => (first, Some(position)),
     };
     // Producer row `raw`'s storage row, if it is written.
-    let at = |raw: usize| match position {
-        None => Some(raw),
-        Some(position) => {
-            let i = position[raw];
-            (i != DROPPED).then_some(i as usize)
-        }
-    };
+    let at = |raw: usize| stored_at(position, raw);
     debug_assert_eq!(order.len(), n);
     let mut finite = true;
     for &p in order {
@@ -471,8 +465,10 @@ pub(crate) fn write_rows(
             storage.warm_state[normal_at] = None;
         }
     }
-    if position.is_none() {
-        storage.truncate(next);
+    match position {
+        None => storage.truncate(next),
+        // `write_shapes` numbered these rows alike: the islands placed every one.
+        Some(position) => debug_assert_eq!(next, position.len()),
     }
     finite
 }
@@ -481,9 +477,7 @@ pub(crate) fn write_rows(
 /// as `RowStorage::all_finite` checks a stored row.
 #[inline(always)]
 fn usable(row: &Row) -> bool {
-    let j = &row.jacobian;
-    let v = (j.linear_a + j.angular_a) + (j.linear_b + j.angular_b);
-    (v.x + v.y + v.z + row.error + row.target_velocity).is_finite()
+    (row.jacobian.sum() + row.error + row.target_velocity).is_finite()
         & !row.lo.is_nan()
         & !row.hi.is_nan()
 }
@@ -560,6 +554,7 @@ pub(crate) fn read_forces(
 mod tests {
     use super::*;
     use crate::handles::{ColliderHandle, Handle};
+    use crate::rows::DROPPED;
     use stiction_lcp::IndexState;
 
     /// Two boxes' contacts with the ground (slot 2): point `k` on body `k`, 1 m apart.

@@ -56,8 +56,8 @@ pub mod parts;
 pub mod row;
 pub mod softness;
 
+pub(crate) use row::{stored_at, RowPass, RowShapes, SolvedRows, DROPPED};
 pub use row::{JacobianRow, Row, RowMotion, RowStorage, RowWriter};
-pub(crate) use row::{RowPass, RowShapes, SolvedRows, DROPPED};
 pub use softness::Softness;
 
 use crate::math::{Quat, Vec3};

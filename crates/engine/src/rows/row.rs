@@ -34,6 +34,14 @@ impl JacobianRow {
             + self.angular_b.dot(w_b)
     }
 
+    /// The sum of the twelve coefficients: non-finite if any coefficient is (opposite
+    /// infinities give NaN), so one test checks them all without a branch per value.
+    #[inline]
+    pub(crate) fn sum(&self) -> f64 {
+        let v = (self.linear_a + self.angular_a) + (self.linear_b + self.angular_b);
+        v.x + v.y + v.z
+    }
+
     /// Whether every coefficient is finite.
     pub fn is_finite(&self) -> bool {
         self.linear_a.is_finite()
@@ -349,10 +357,10 @@ impl RowStorage {
     /// opposite infinities give NaN); a finite row whose sum overflows makes this answer
     /// `false`, and the caller's row-by-row search then finds no culprit.
     pub(crate) fn all_finite(&self) -> bool {
-        let jacobians = self.jacobian.iter().fold(true, |ok, j| {
-            let v = (j.linear_a + j.angular_a) + (j.linear_b + j.angular_b);
-            ok & (v.x + v.y + v.z).is_finite()
-        });
+        let jacobians = self
+            .jacobian
+            .iter()
+            .fold(true, |ok, j| ok & j.sum().is_finite());
         let finite = |column: &[f64]| column.iter().fold(true, |ok, v| ok & v.is_finite());
         let not_nan = |column: &[f64]| column.iter().fold(true, |ok, v| ok & !v.is_nan());
         // Bounds may be infinite, only not NaN.
@@ -376,6 +384,19 @@ impl RowStorage {
 /// A sorted position of a row that touches no dynamic body: it is dropped, and its force
 /// is zero.
 pub(crate) const DROPPED: u32 = u32::MAX;
+
+/// Where producer row `raw` is stored: at `raw` itself without a `position` map (rows in
+/// producer order), else at `position[raw]`, `None` if it is [`DROPPED`].
+#[inline(always)]
+pub(crate) fn stored_at(position: Option<&[u32]>, raw: usize) -> Option<usize> {
+    match position {
+        None => Some(raw),
+        Some(position) => {
+            let i = position[raw];
+            (i != DROPPED).then_some(i as usize)
+        }
+    }
+}
 
 /// What the islands and the row order depend on, per row in producer order: its two body
 /// slots, its friction index (producer order) and whether its force is unbounded both ways.
@@ -455,27 +476,16 @@ impl<'a> SolvedRows<'a> {
         }
     }
 
-    #[inline]
-    fn index(&self, raw: usize) -> Option<usize> {
-        match self.position {
-            None => Some(raw),
-            Some(position) => {
-                let i = position[raw];
-                (i != DROPPED).then_some(i as usize)
-            }
-        }
-    }
-
     /// The force of producer row `raw` (zero for a dropped row).
     #[inline]
     pub(crate) fn lambda(&self, raw: usize) -> f64 {
-        self.index(raw).map_or(0.0, |i| self.storage.lambda[i])
+        stored_at(self.position, raw).map_or(0.0, |i| self.storage.lambda[i])
     }
 
     /// The index set the solve left for producer row `raw`.
     #[inline]
     pub(crate) fn state(&self, raw: usize) -> Option<IndexState> {
-        self.index(raw).and_then(|i| self.storage.warm_state[i])
+        stored_at(self.position, raw).and_then(|i| self.storage.warm_state[i])
     }
 }
 

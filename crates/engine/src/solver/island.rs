@@ -73,9 +73,12 @@ impl Structure {
         self.valid && self.options == options && self.dynamic == dynamic
     }
 
-    fn record_context(&mut self, dynamic: &[bool], options: (bool, usize)) {
+    /// Keeps `shapes` (swapped in: the caller's vector gets the old ones), `dynamic` and
+    /// `options` as what the current islands were sorted from.
+    fn record(&mut self, shapes: &mut RowShapes, dynamic: &[bool], options: (bool, usize)) {
         self.valid = true;
         self.options = options;
+        std::mem::swap(&mut self.shapes, shapes);
         self.dynamic.clear();
         self.dynamic.extend_from_slice(dynamic);
     }
@@ -171,8 +174,7 @@ impl Islands {
         self.reused = self.last.same_context(dynamic, options) && self.last.shapes == *shapes;
         if !self.reused {
             self.sort(shapes, dynamic);
-            self.last.record_context(dynamic, options);
-            std::mem::swap(&mut self.last.shapes, shapes);
+            self.last.record(shapes, dynamic, options);
         }
     }
 
@@ -230,8 +232,7 @@ impl Islands {
             shapes.clear();
             shapes.extend_from_rows(raw);
             self.sort(&shapes, dynamic);
-            self.last.shapes = shapes;
-            self.last.record_context(dynamic, options);
+            self.last.record(&mut shapes, dynamic, options);
         }
     }
 

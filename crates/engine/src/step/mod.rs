@@ -44,7 +44,8 @@
 //! `raw.warm_state` from its own cache (as [`load_warm_starts`] does for joints); in
 //! [`commit`], read its forces back from `raw.lambda[range]`. (Contacts, the bulk of most
 //! scenes' rows, instead describe their rows' shapes before the islands are found and
-//! write them straight into island order: docs/performance.md#rows-written-in-island-order.) For post-stabilisation, write
+//! write them straight into island order:
+//! docs/performance.md#rows-written-in-island-order.) For post-stabilisation, write
 //! its stabilised rows at `hot.next_pose` next to the joints' in `PostStabilizer::measure`
 //! (one-sided rows are then solved by projected Gauss-Seidel with their sign kept).
 //! Contacts (`crate::contact::rows`) are the example.
@@ -390,13 +391,13 @@ fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
         placement,
         &mut s.positional_contacts,
     );
+    // The joints' rows (and lent, the contacts' too), in producer order.
+    check_rows(&s.raw, None, w.bodies)?;
     if lend {
-        check_rows(&s.raw, None, w.bodies)?;
         s.islands.lend(&mut s.raw, &mut s.rows);
         s.rows_lent = true;
         return Ok(());
     }
-    check_rows(&s.raw, None, w.bodies)?;
     if contacts_finite {
         return Ok(());
     }

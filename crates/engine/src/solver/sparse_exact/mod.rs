@@ -26,10 +26,10 @@
 //!   there, so a correction that takes a clamped normal below zero stays linear and the
 //!   next set move releases it); the refinement re-reads the bounds after every
 //!   correction, so friction bounds and normal forces settle together. That fixed point
-//!   is slow (or diverges) when
-//!   friction feeds back strongly into the normal forces (sphere piles); once a pass
-//!   leaves more than [`SLOW_REFINEMENT`] of the last residual, the remaining passes solve
-//!   the coupled, non-symmetric equations directly: the body-space matrix with each
+//!   is slow (or diverges) when friction feeds back strongly into the normal forces
+//!   (sphere piles); once a pass leaves more than [`SLOW_REFINEMENT`] of the last
+//!   residual, the remaining passes solve the coupled, non-symmetric equations directly:
+//!   the body-space matrix with each
 //!   normal row's force acting along its Jacobian plus its sliding friction rows' slopes
 //!   times theirs, `M + J~_F^T R_F^-1 J_F`, factored by block LU on the same pattern
 //!   ([`lu`]). A coupled correction that does not pay is undone, and GMRES preconditioned
@@ -723,9 +723,8 @@ enum Friction {
     /// `+-mu s x_n` with the current normal forces and `s` the sign of each normal force
     /// in `saved`, the forces a settle (of a block move or a Newton step, see [`newton`])
     /// starts from: the linearisation of the bounds it solves. Moving bounds `+-mu |x_n|`
-    /// would make the equations non-linear
-    /// where a clamped normal force changes sign, and the coupled correction's slope
-    /// wrong.
+    /// would make the equations non-linear where a clamped normal force changes sign, and
+    /// the coupled correction's slope wrong.
     Linear,
 }
 
