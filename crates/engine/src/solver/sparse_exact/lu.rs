@@ -48,22 +48,36 @@ impl BlockLu {
         self.upper.fill(ZERO);
     }
 
+    /// Sets every block above the diagonal to the transpose of its mirror below (an
+    /// assembly of symmetric terms fills only the lower blocks, then calls this before
+    /// adding its non-symmetric ones).
+    pub(crate) fn mirror_lower(&mut self) {
+        for (upper, lower) in self.upper.iter_mut().zip(&self.lower) {
+            for r in 0..6 {
+                for c in 0..6 {
+                    upper[r * 6 + c] = lower[c * 6 + r];
+                }
+            }
+        }
+    }
+
     /// Factors the assembled matrix in place (right-looking, as the block Cholesky).
     /// `Err(j)`: the updated diagonal block `j` is singular.
     pub(crate) fn factor(&mut self) -> Result<(), usize> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 was detected just now.
+        if super::block::avx2_fma() {
+            // SAFETY: AVX2 and FMA were detected just now.
             return unsafe { self.factor_avx2() };
         }
         self.factor_portable()
     }
 
-    /// [`Self::factor_portable`] compiled for AVX2: the block products' rows become one
-    /// and a half 4-wide vectors instead of three 2-wide ones. No fused multiply-adds,
-    /// so the answer is the same to the bit on every processor.
+    /// [`Self::factor_portable`] compiled for AVX2 and FMA: the block products' rows become
+    /// one and a half 4-wide vectors instead of three 2-wide ones, and their fused
+    /// multiply-adds single instructions (the answer is the portable one to the bit; see
+    /// [`super::block`]).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     unsafe fn factor_avx2(&mut self) -> Result<(), usize> {
         self.factor_portable()
     }
@@ -100,16 +114,16 @@ impl BlockLu {
     /// Solves `L U u = v` in place (`v` indexed by block position).
     pub(crate) fn solve(&self, v: &mut [Six]) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 was detected just now.
+        if super::block::avx2_fma() {
+            // SAFETY: AVX2 and FMA were detected just now.
             return unsafe { self.solve_avx2(v) };
         }
         self.solve_portable(v)
     }
 
-    /// [`Self::solve_portable`] compiled for AVX2 (as [`Self::factor_avx2`]).
+    /// [`Self::solve_portable`] compiled for AVX2 and FMA (as [`Self::factor_avx2`]).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     unsafe fn solve_avx2(&self, v: &mut [Six]) {
         self.solve_portable(v)
     }

@@ -73,19 +73,24 @@ impl RowBlocks {
 }
 
 /// Adds `sum_i (res_i / r_i) a_i` over the clamped rows into `rhs` (per block position),
-/// `a_i` the rows `jacobian` (each row's `J_i`, or `J~_i` for the coupled equations).
+/// `a_i` the rows `jacobian` (each row's `J_i`), or for the coupled equations `J~_i`: the
+/// rows of `carried` where `carried_at[i]` points (non-empty).
 fn load_rhs(
     rhs: &mut [Six],
     blocks: &[RowBlocks],
     jacobian: &[JacobianRow],
+    (carried_at, carried): (&[u32], &[JacobianRow]),
     clamped: &[bool],
     r: &[f64],
     res: &[f64],
 ) {
     rhs.fill([0.0; 6]);
-    for (i, j) in jacobian.iter().enumerate() {
+    for (i, mut j) in jacobian.iter().enumerate() {
         if !clamped[i] || res[i] == 0.0 {
             continue;
+        }
+        if let Some(&at) = carried_at.get(i).filter(|&&at| at != NONE) {
+            j = &carried[at as usize];
         }
         let scale = res[i] / r[i];
         for s in 0..2 {
@@ -98,6 +103,40 @@ fn load_rhs(
                 }
             }
         }
+    }
+}
+
+/// Adds `J_i^T J_i / r_i` of the rows `i` with `take(i)` into the diagonal blocks and
+/// those below the diagonal (`below`, the pattern's order); the blocks above are left to
+/// the caller (a symmetric factor stores none, the LU mirrors them).
+#[inline(always)]
+fn add_symmetric_rows(
+    diagonal: &mut [Block],
+    below: &mut [Block],
+    blocks: &[RowBlocks],
+    jacobian: &[JacobianRow],
+    r: &[f64],
+    take: impl Fn(usize) -> bool,
+) {
+    for (i, j) in jacobian.iter().enumerate() {
+        if !take(i) {
+            continue;
+        }
+        let weight = 1.0 / r[i];
+        let parts = [side_jacobian(j, 0), side_jacobian(j, 1)];
+        // Inlined: called, the assembly was 5 % of a resting S1 step and ran without AVX2
+        // (a closure does not take its function's target features).
+        blocks[i].place(
+            #[inline(always)]
+            |place, left, right| {
+                let block = match place {
+                    Place::Diagonal(p) => &mut diagonal[p],
+                    Place::Below(at) => &mut below[at],
+                    Place::Above(_) => return,
+                };
+                add_outer(block, weight, &parts[left], &parts[right]);
+            },
+        );
     }
 }
 
@@ -117,8 +156,12 @@ pub(crate) struct BodySystem {
     factor: BlockCholesky,
     /// The factor of the coupled matrix ([`Self::factor_coupled`]), on the same pattern.
     coupled: BlockLu,
-    /// Per row: its Jacobian plus those of the friction rows that follow it (`J~`).
+    /// The rows that friction rows follow (`J~_i != J_i`): `J~_i`, their Jacobian plus
+    /// those of the friction rows. Only they are kept: copying every row cost a resting
+    /// S1 step 1.5 %.
     carried: Vec<JacobianRow>,
+    /// Per row: its index in `carried`, or `NONE` (`J~_i = J_i`).
+    carried_at: Vec<u32>,
     /// `M` per block position.
     mass: Vec<Block>,
     rows: Vec<RowBlocks>,
@@ -231,29 +274,38 @@ impl BodySystem {
         clamped: &[bool],
         r: &[f64],
     ) -> bool {
-        self.factor.start_from(&self.mass);
-        for (i, j) in rows.jacobian[range].iter().enumerate() {
-            if !clamped[i] {
-                continue;
-            }
-            let weight = 1.0 / r[i];
-            let parts = [side_jacobian(j, 0), side_jacobian(j, 1)];
-            let factor = &mut self.factor;
-            // Symmetric: only the blocks on and below the diagonal are stored.
-            // Inlined, as in `assemble_coupled`.
-            self.rows[i].place(
-                #[inline(always)]
-                |place, left, right| {
-                    let block = match place {
-                        Place::Diagonal(p) => &mut factor.diagonal[p],
-                        Place::Below(at) => &mut factor.off[at],
-                        Place::Above(_) => return,
-                    };
-                    add_outer(block, weight, &parts[left], &parts[right]);
-                },
-            );
+        #[cfg(target_arch = "x86_64")]
+        if super::block::avx2_fma() {
+            // SAFETY: AVX2 and FMA were detected just now.
+            unsafe { self.assemble_avx2(rows, range, clamped, r) };
+            return self.factor.factor().is_ok();
         }
+        self.assemble(rows, range, clamped, r);
         self.factor.factor().is_ok()
+    }
+
+    /// [`Self::assemble`] compiled for AVX2 and FMA (as [`Self::assemble_coupled_avx2`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn assemble_avx2(
+        &mut self,
+        rows: &RowStorage,
+        range: Range<usize>,
+        clamped: &[bool],
+        r: &[f64],
+    ) {
+        self.assemble(rows, range, clamped, r)
+    }
+
+    /// `H` of [`Self::factor`], unfactored.
+    #[inline(always)]
+    fn assemble(&mut self, rows: &RowStorage, range: Range<usize>, clamped: &[bool], r: &[f64]) {
+        self.factor.start_from(&self.mass);
+        let factor = &mut self.factor;
+        let jacobian = &rows.jacobian[range];
+        // Symmetric: only the blocks on and below the diagonal are stored.
+        let (diagonal, below) = (&mut factor.diagonal, &mut factor.off);
+        add_symmetric_rows(diagonal, below, &self.rows, jacobian, r, |i| clamped[i]);
     }
 
     /// Assembles and factors the coupled matrix `H~ = M + J~_F^T R_F^-1 J_F` of the clamped
@@ -270,8 +322,8 @@ impl BodySystem {
         coupling: &[f64],
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 was detected just now.
+        if super::block::avx2_fma() {
+            // SAFETY: AVX2 and FMA were detected just now.
             unsafe { self.assemble_coupled_avx2(rows, range, clamped, r, coupling) };
             return self.coupled.factor().is_ok();
         }
@@ -279,10 +331,10 @@ impl BodySystem {
         self.coupled.factor().is_ok()
     }
 
-    /// [`Self::assemble_coupled`] compiled for AVX2 (the outer products four entries at a
-    /// time; no fused multiply-adds, so the same matrix to the bit).
+    /// [`Self::assemble_coupled`] compiled for AVX2 and FMA (the outer products four
+    /// entries at a time, fused as on every processor: see [`super::block`]).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     unsafe fn assemble_coupled_avx2(
         &mut self,
         rows: &RowStorage,
@@ -307,10 +359,15 @@ impl BodySystem {
         let jacobian = &rows.jacobian[range.clone()];
         let findex = &rows.findex[range];
         self.carried.clear();
-        self.carried.extend_from_slice(jacobian);
+        self.carried_at.clear();
+        self.carried_at.resize(jacobian.len(), NONE);
         for (t, (&c, j)) in coupling.iter().zip(jacobian).enumerate() {
             if let (true, Some(n)) = (c != 0.0, findex[t]) {
-                let carried = &mut self.carried[n];
+                if self.carried_at[n] == NONE {
+                    self.carried_at[n] = self.carried.len() as u32;
+                    self.carried.push(jacobian[n]);
+                }
+                let carried = &mut self.carried[self.carried_at[n] as usize];
                 carried.linear_a += c * j.linear_a;
                 carried.angular_a += c * j.angular_a;
                 carried.linear_b += c * j.linear_b;
@@ -319,10 +376,26 @@ impl BodySystem {
         }
         let lu = &mut self.coupled;
         lu.start_from(&self.mass);
-        for (i, (j, carried)) in jacobian.iter().zip(&self.carried).enumerate() {
-            if !clamped[i] {
+        // Most rows carry no friction (`J~_i = J_i`): their outer products are symmetric,
+        // so their blocks above the diagonal are the mirror images of those below, written
+        // once at the end rather than summed row by row (a quarter of the products).
+        let carried_at = &self.carried_at;
+        let symmetric = |i: usize| clamped[i] && carried_at[i] == NONE;
+        add_symmetric_rows(
+            &mut lu.diagonal,
+            &mut lu.lower,
+            &self.rows,
+            jacobian,
+            r,
+            symmetric,
+        );
+        lu.mirror_lower();
+        for (i, j) in jacobian.iter().enumerate() {
+            let at = self.carried_at[i];
+            if !clamped[i] || at == NONE {
                 continue;
             }
+            let carried = &self.carried[at as usize];
             let weight = 1.0 / r[i];
             let a = [side_jacobian(carried, 0), side_jacobian(carried, 1)];
             let b = [side_jacobian(j, 0), side_jacobian(j, 1)];
@@ -354,7 +427,17 @@ impl BodySystem {
         res: &[f64],
         dx: &mut [f64],
     ) {
-        load_rhs(&mut self.rhs, &self.rows, &self.carried, clamped, r, res);
+        let jacobian = &rows.jacobian[range.clone()];
+        let carried = (&self.carried_at[..], &self.carried[..]);
+        load_rhs(
+            &mut self.rhs,
+            &self.rows,
+            jacobian,
+            carried,
+            clamped,
+            r,
+            res,
+        );
         self.coupled.solve(&mut self.rhs);
         self.moved(rows, range, clamped, r, res, dx);
     }
@@ -371,7 +454,15 @@ impl BodySystem {
         dx: &mut [f64],
     ) {
         let jacobian = &rows.jacobian[range.clone()];
-        load_rhs(&mut self.rhs, &self.rows, jacobian, clamped, r, res);
+        load_rhs(
+            &mut self.rhs,
+            &self.rows,
+            jacobian,
+            (&[], &[]),
+            clamped,
+            r,
+            res,
+        );
         self.factor.solve(&mut self.rhs);
         self.moved(rows, range, clamped, r, res, dx);
     }
@@ -457,20 +548,22 @@ pub(super) mod tests {
 
     /// The coupled correction solves `A_FF dx + A_FB S dx = res` on the clamped rows, with
     /// `A = J W J^T + R` formed from the bodies' inverse masses: two friction rows at a
-    /// bound follow their normal rows with slopes 0.4 and -0.7.
+    /// bound follow their normal rows with slopes 0.4 and -0.7. The last row shares its
+    /// bodies with the first but carries no friction: its symmetric terms reach the blocks
+    /// above the diagonal through their mirrors, the first row's directly.
     #[test]
     fn the_coupled_correction_solves_the_friction_coupled_equations() {
-        let mut rows = rows_on(&[[0, 1], [0, 1], [1, 2], [2, 3], [2, 3]]);
+        let mut rows = rows_on(&[[0, 1], [0, 1], [1, 2], [2, 3], [2, 3], [1, 0]]);
         rows.findex[1] = Some(0);
         rows.findex[4] = Some(3);
         let (bodies, inverse_mass, inverse_inertia) = four_bodies();
         let n = rows.len();
         let mut system = BodySystem::default();
         system.prepare(&rows, 0..n, &bodies, &inverse_mass, &inverse_inertia);
-        let clamped = [true, false, true, true, false];
-        let coupling = [0.0, 0.4, 0.0, 0.0, -0.7];
-        let r = [2.0, 2.0, 0.5, 1.0, 2.0];
-        let res = [1.0, 0.0, -0.5, 0.25, 0.0];
+        let clamped = [true, false, true, true, false, true];
+        let coupling = [0.0, 0.4, 0.0, 0.0, -0.7, 0.0];
+        let r = [2.0, 2.0, 0.5, 1.0, 2.0, 1.5];
+        let res = [1.0, 0.0, -0.5, 0.25, 0.0, 0.75];
         assert!(system.factor_coupled(&rows, 0..n, &clamped, &r, &coupling));
         let mut dx = vec![0.0; n];
         system.correct_coupled(&rows, 0..n, &clamped, &r, &res, &mut dx);
