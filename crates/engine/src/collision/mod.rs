@@ -244,6 +244,49 @@ const HEIGHT_QUANTUM: f64 = 0.001;
 /// (docs/performance.md#reused-islands-and-sweep-plans).
 const HEIGHT_HYSTERESIS: f64 = 0.2;
 
+/// Lists the points of `runs` (height step, first and last point, in point order) into
+/// `order`, the highest step first and one step's runs in point order: what sorting the
+/// runs by (height descending, first point) gives. A pile's steps are whole millimetres
+/// over a few metres, a range not much larger than its number of pairs, so a counting
+/// sort over them does it in two passes (the comparison sort was 1.5 % of an S2 step);
+/// heights spread wider, or not finite, take the comparison sort.
+fn order_runs_by_height(runs: &mut [(f64, u32, u32)], order: &mut Vec<u32>, counts: &mut Vec<u32>) {
+    order.clear();
+    let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &(height, _, _) in runs.iter() {
+        low = low.min(height);
+        high = high.max(height);
+    }
+    let span = high - low;
+    let finite = runs.iter().all(|run| run.0.is_finite());
+    if !(finite && span <= (4 * runs.len() + 4096) as f64) {
+        runs.sort_unstable_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)));
+        for &(_, start, end) in runs.iter() {
+            order.extend(start..end);
+        }
+        return;
+    }
+    // Bucket 0 is the highest step; the heights are whole steps, so the subtraction is
+    // exact.
+    let bucket = |height: f64| (high - height) as usize;
+    counts.clear();
+    counts.resize(span as usize + 2, 0);
+    for &(height, start, end) in runs.iter() {
+        counts[bucket(height) + 1] += end - start;
+    }
+    for b in 1..counts.len() {
+        counts[b] += counts[b - 1];
+    }
+    order.resize(counts[counts.len() - 1] as usize, 0);
+    for &(height, start, end) in runs.iter() {
+        let at = &mut counts[bucket(height)];
+        for (slot, point) in order[*at as usize..].iter_mut().zip(start..end) {
+            *slot = point;
+        }
+        *at += end - start;
+    }
+}
+
 /// The contact manifolds of one collider pair, kept while the pair's boxes overlap.
 #[derive(Clone)]
 pub(crate) struct PairState {
@@ -300,6 +343,8 @@ pub(crate) struct CollisionPipeline {
     reduce_points: Vec<Vec3>,
     /// Per pair with points: height step and the pair's run of points, for ordering.
     runs: Vec<(f64, u32, u32)>,
+    /// Points per height step, then where each step's points start (`order_runs_by_height`).
+    height_counts: Vec<u32>,
     /// Candidate pairs with a sensor (slots `(a, b)`, `a < b`, sorted), from the broad
     /// phase: tested for overlap, never for contact.
     sensor_pairs: Vec<[u32; 2]>,
@@ -783,14 +828,11 @@ impl CollisionPipeline {
             };
             self.runs.push((height, run.start as u32, run.end as u32));
         }
-        if gravity != Vec3::ZERO {
-            // Highest first; equal heights keep pair order (what a stable sort would give).
-            self.runs
-                .sort_unstable_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)));
-        }
-        self.order.clear();
-        for &(_, start, end) in &self.runs {
-            self.order.extend(start..end);
+        if gravity == Vec3::ZERO {
+            self.order.clear();
+            self.order.extend(0..self.points.len() as u32);
+        } else {
+            order_runs_by_height(&mut self.runs, &mut self.order, &mut self.height_counts);
         }
     }
 
@@ -856,6 +898,36 @@ mod tests {
             .iter()
             .map(|&p| points[p as usize].source[0])
             .collect()
+    }
+
+    /// The counting sort gives the comparison sort's order on a pile's heights, on heights
+    /// too spread for it (the comparison path), and on runs of several points.
+    #[test]
+    fn runs_are_ordered_as_sorting_them_by_height_would() {
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        for spread in [50u32, 4000, 10_000_000] {
+            let mut runs = Vec::new();
+            let mut start = 0u32;
+            for _ in 0..300 {
+                let length = 1 + next() % 4;
+                let height = (next() % spread) as f64 - 2000.0;
+                runs.push((height, start, start + length));
+                start += length;
+            }
+            let mut expected = runs.clone();
+            expected.sort_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)));
+            let expected: Vec<u32> = expected.iter().flat_map(|r| r.1..r.2).collect();
+            let (mut order, mut counts) = (Vec::new(), Vec::new());
+            order_runs_by_height(&mut runs, &mut order, &mut counts);
+            assert_eq!(order, expected, "spread {spread}");
+            assert_eq!(order.len() as u32, start);
+        }
     }
 
     #[test]
