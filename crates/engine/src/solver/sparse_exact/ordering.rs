@@ -166,10 +166,6 @@ impl Elimination {
         self.ties.clear();
         self.ties.push(first as u32);
         while self.ties.len() < FILL_TIES {
-            match self.heap.peek() {
-                Some(Reverse((d, _))) if *d == degree => {}
-                _ => break,
-            }
             match self.pop_current() {
                 Some((d, v)) if d == degree => self.ties.push(v as u32),
                 Some((d, v)) => {
