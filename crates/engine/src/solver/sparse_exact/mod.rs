@@ -9,12 +9,17 @@
 //!   every row that violates its set (primal-dual active set, with Júdice and Pires'
 //!   safeguard against cycling). It stops when no row violates, after at most
 //!   [`MAX_ITERATIONS`] in all.
-//! - **Semismooth Newton** ([`newton`]): when block moves stop making progress (sphere
+//! - **Interior point** ([`interior`]): when block moves stop making progress (sphere
 //!   piles, where friction feeds back into the normal forces and the moves cycle), a
-//!   semismooth Newton method on the natural map of the whole friction-coupled problem
-//!   takes over: the same clamped-set solves, globalised by a line search, a proximal
-//!   term and Gauss-Seidel smoothing, within a work budget that grows with the island
-//!   (about a second on a 7000-row island) after which the caller falls back.
+//!   primal-dual interior-point method on the whole friction-coupled problem (one
+//!   factorisation of the coupled body-space matrix per step), ending in a crossover to
+//!   exact sets that the block moves certify. Friction makes the problem non-monotone,
+//!   so its central path may end short of the answer; it then gives up within a few steps.
+//! - **Semismooth Newton** ([`newton`]): where the interior point gives up, a semismooth
+//!   Newton method on the natural map of the whole friction-coupled problem takes over:
+//!   the same clamped-set solves, globalised by a line search, a proximal term and
+//!   Gauss-Seidel smoothing, within a work budget that grows with the island (about a
+//!   second on a 7000-row island) after which the caller falls back.
 //! - **Body space** ([`system`]): the clamped rows are solved through
 //!   `H = M + J_F^T R_F^-1 J_F`, one 6 x 6 block per body, factored by our block
 //!   Cholesky ([`cholesky`], [`block`]) after a minimum-degree ordering of the body graph
@@ -47,6 +52,7 @@ mod active_set;
 mod block;
 mod cholesky;
 mod gmres;
+mod interior;
 mod lu;
 mod newton;
 mod ordering;
@@ -148,6 +154,8 @@ pub(crate) struct SparseExactSolver {
     /// settle ended coupled.
     coupled_next: bool,
     gmres: gmres::Gmres,
+    /// The interior-point method's workspaces (see [`interior`]).
+    ip: interior::Interior,
     krylov: Vec<f64>,
     full: Vec<f64>,
     tmp: Vec<f64>,
@@ -220,12 +228,52 @@ impl SparseExactSolver {
         cache: &mut [Pair],
         warm_sets: bool,
     ) -> SparseOutcome {
+        let warm_started = self.start(island, warm_sets);
+        let SparseIsland {
+            rows,
+            mass,
+            ref range,
+            b,
+            regularization,
+            bodies,
+            ..
+        } = *island;
+        let range = range.clone();
+        let (lo, hi) = (&rows.lo[range.clone()], &rows.hi[range.clone()]);
+        let findex = &rows.findex[range.clone()];
+        let mut op = SparseOperator::new(rows, mass, range.clone(), regularization, bodies, cache);
+        let (status, iterations) = self.iterate(island, &mut op);
+        // A solve ends `Solved` right after counting violations at these forces, which left
+        // the accumulators at `x` (S1: 4 % of a resting step to redo).
+        if status != Status::Solved {
+            op.begin(&self.x);
+        }
+        let residual = sparse_residual(&op, b, lo, hi, findex, &self.x).max();
+        op.clear();
+        let finite = self.x.iter().all(|v| v.is_finite());
+        let status = match status {
+            Status::Solved if !finite => Status::NonFinite,
+            Status::Solved if residual > RESIDUAL_TOLERANCE => Status::IterationLimit,
+            other => other,
+        };
+        SparseOutcome {
+            status,
+            iterations,
+            residual,
+            warm_started,
+        }
+    }
+
+    /// Sets up a solve of `island`: the body-space pattern, the warm forces, every row's
+    /// starting set (last step's if `warm_sets`, else read off its warm force), the
+    /// factorisation weights and the workspaces. Returns whether every row came with
+    /// last step's set.
+    fn start(&mut self, island: &SparseIsland, warm_sets: bool) -> bool {
         let SparseIsland {
             rows,
             mass,
             ref range,
             nub,
-            b,
             regularization,
             bodies,
             ..
@@ -289,27 +337,7 @@ impl SparseExactSolver {
         let warm_started = warm_sets && warm.iter().all(Option::is_some);
         self.coupled_next = warm_started && self.sets_couple_friction(findex);
         self.effort = (MAX_REFINEMENTS, GMRES_CYCLES);
-        let mut op = SparseOperator::new(rows, mass, range.clone(), regularization, bodies, cache);
-        let (status, iterations) = self.iterate(island, &mut op);
-        // A solve ends `Solved` right after counting violations at these forces, which left
-        // the accumulators at `x` (S1: 4 % of a resting step to redo).
-        if status != Status::Solved {
-            op.begin(&self.x);
-        }
-        let residual = sparse_residual(&op, b, lo, hi, findex, &self.x).max();
-        op.clear();
-        let finite = self.x.iter().all(|v| v.is_finite());
-        let status = match status {
-            Status::Solved if !finite => Status::NonFinite,
-            Status::Solved if residual > RESIDUAL_TOLERANCE => Status::IterationLimit,
-            other => other,
-        };
-        SparseOutcome {
-            status,
-            iterations,
-            residual,
-            warm_started,
-        }
+        warm_started
     }
 
     /// The active-set iterations; returns `Solved` once no row violates its set. First
@@ -326,12 +354,26 @@ impl SparseExactSolver {
         }
         // With bounds that move with the normal forces the block moves may cycle (the LCP
         // is not a fixed-bound P-matrix problem: sphere piles stall at 10-20 violating
-        // rows). A globalised semismooth Newton method finishes ([`newton`]).
-        match self.newton(island, op, max_diagonal, &mut used) {
-            Sweep::Solved => (Status::Solved, used),
-            Sweep::Failed(status) => (status, used),
-            Sweep::Stalled => (Status::IterationLimit, used),
+        // rows). The interior-point method solves most such islands ([`interior`]); its
+        // factorisations are counted apart, so the Newton steps keep their own budget, and
+        // Newton starts from the best iterate of the block moves (crossover's included).
+        let mut interior = 0;
+        match self.interior(island, op, max_diagonal, &mut interior) {
+            Sweep::Solved => return (Status::Solved, used + interior),
+            Sweep::Failed(status) => return (status, used + interior),
+            Sweep::Stalled => {
+                self.state.clone_from(&self.best_state);
+                self.x.clone_from(&self.best_x);
+            }
         }
+        // Where its central path ends, a globalised semismooth Newton method finishes
+        // ([`newton`]).
+        let status = match self.newton(island, op, max_diagonal, &mut used) {
+            Sweep::Solved => Status::Solved,
+            Sweep::Failed(status) => status,
+            Sweep::Stalled => Status::IterationLimit,
+        };
+        (status, used + interior)
     }
 
     /// Row `i`'s bounds: friction rows scale with the current normal forces (`Moving`),
@@ -381,7 +423,7 @@ impl SparseExactSolver {
     /// Block active-set moves from the current sets, counting factorisations in `used`
     /// (at most [`MAX_ITERATIONS`] in all). Reports `Stalled` where Júdice and Pires'
     /// safeguard would start single moves: with friction bounds that move with the normal
-    /// forces those are not known to finish, and [`newton`] takes over.
+    /// forces those are not known to finish, and [`interior`] (then [`newton`]) takes over.
     fn active_sets(
         &mut self,
         island: &SparseIsland,
@@ -773,7 +815,7 @@ fn scales(x: &[f64], b: &[f64], max_diagonal: f64) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::system::tests::{four_bodies, rows_on};
+    use super::system::tests::{four_bodies, rows_on, Fixture};
     use super::*;
     use crate::math::Vec3;
 
@@ -794,30 +836,18 @@ mod tests {
     /// to weights that already held it, and its steps went astray on sphere piles.
     #[test]
     fn the_coupled_factor_and_gmres_agree_on_a_proximal_newton_step() {
-        let rows = contact_rows();
+        let fixture = Fixture::new(contact_rows(), vec![0.0; 5]);
+        let (rows, regularization) = (&fixture.rows, &fixture.regularization);
         let n = rows.len();
         let (bodies, inverse_mass, inverse_inertia) = four_bodies();
-        let mut mass = RowMass::default();
-        mass.compute(&rows, &inverse_mass, &inverse_inertia);
-        let (b, regularization) = (vec![0.0; n], vec![0.05; n]);
-        let island = SparseIsland {
-            rows: &rows,
-            mass: &mass,
-            range: 0..n,
-            nub: 0,
-            b: &b,
-            regularization: &regularization,
-            bodies: &bodies,
-            inverse_mass: &inverse_mass,
-            inverse_inertia: &inverse_inertia,
-        };
+        let island = fixture.island(0);
         let mut cache = vec![[Vec3::ZERO; 2]; 4];
-        let mut op = SparseOperator::new(&rows, &mass, 0..n, &regularization, &bodies, &mut cache);
+        let mut op = fixture.operator(&mut cache);
 
         let mut solver = SparseExactSolver::default();
         solver
             .system
-            .prepare(&rows, 0..n, &bodies, &inverse_mass, &inverse_inertia);
+            .prepare(rows, 0..n, &bodies, &inverse_mass, &inverse_inertia);
         // Normals clamped and pushing; friction at its upper and lower bounds.
         solver.x = vec![1.0, 0.6, -0.3, 2.0, -1.2];
         solver.state = vec![
@@ -828,8 +858,8 @@ mod tests {
             IndexState::AtLower,
         ];
         solver.saved.clone_from(&solver.x);
-        solver.r.clone_from(&regularization);
-        solver.base_r.clone_from(&regularization);
+        solver.r.clone_from(regularization);
+        solver.base_r.clone_from(regularization);
         for v in [
             &mut solver.dx,
             &mut solver.coupling,

@@ -501,6 +501,7 @@ pub(super) mod tests {
     use super::*;
     use crate::math::Vec3;
     use crate::rows::{Pose, Row, Softness};
+    use crate::solver::sparse_exact::SparseIsland;
 
     /// One row per body pair, with Jacobians that differ from row to row.
     pub(in crate::solver::sparse_exact) fn rows_on(pairs: &[[u32; 2]]) -> RowStorage {
@@ -517,6 +518,67 @@ pub(super) mod tests {
             writer.push(Row::equality(jacobian, 0.0));
         }
         rows
+    }
+
+    /// An island's own data for tests: its rows with their `M^-1 J^T`, `b`, `r = 0.05` on
+    /// every row and the bodies of [`four_bodies`].
+    pub(in crate::solver::sparse_exact) struct Fixture {
+        pub(in crate::solver::sparse_exact) rows: RowStorage,
+        pub(in crate::solver::sparse_exact) mass: crate::solver::sparse::RowMass,
+        pub(in crate::solver::sparse_exact) b: Vec<f64>,
+        pub(in crate::solver::sparse_exact) regularization: Vec<f64>,
+        bodies: [u32; 4],
+        inverse_mass: [f64; 4],
+        inverse_inertia: [Mat3; 4],
+    }
+
+    impl Fixture {
+        /// The fixture of `rows` (on [`four_bodies`]) with right-hand side `b`.
+        pub(in crate::solver::sparse_exact) fn new(rows: RowStorage, b: Vec<f64>) -> Self {
+            let (bodies, inverse_mass, inverse_inertia) = four_bodies();
+            let mut mass = crate::solver::sparse::RowMass::default();
+            mass.compute(&rows, &inverse_mass, &inverse_inertia);
+            let regularization = vec![0.05; rows.len()];
+            Self {
+                rows,
+                mass,
+                b,
+                regularization,
+                bodies,
+                inverse_mass,
+                inverse_inertia,
+            }
+        }
+
+        /// The island of all the rows, the first `nub` unbounded.
+        pub(in crate::solver::sparse_exact) fn island(&self, nub: usize) -> SparseIsland<'_> {
+            SparseIsland {
+                rows: &self.rows,
+                mass: &self.mass,
+                range: 0..self.rows.len(),
+                nub,
+                b: &self.b,
+                regularization: &self.regularization,
+                bodies: &self.bodies,
+                inverse_mass: &self.inverse_mass,
+                inverse_inertia: &self.inverse_inertia,
+            }
+        }
+
+        /// The island's operator, keeping `M^-1 J^T x` in `cache` (four zero slots).
+        pub(in crate::solver::sparse_exact) fn operator<'a>(
+            &'a self,
+            cache: &'a mut [crate::rows::hot::Pair],
+        ) -> crate::solver::sparse::SparseOperator<'a> {
+            crate::solver::sparse::SparseOperator::new(
+                &self.rows,
+                &self.mass,
+                0..self.rows.len(),
+                &self.regularization,
+                &self.bodies,
+                cache,
+            )
+        }
     }
 
     /// Four bodies' island slots, inverse masses and world-frame inverse inertias, all
