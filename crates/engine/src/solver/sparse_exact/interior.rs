@@ -54,6 +54,10 @@ const CROSSOVER_MOVES: usize = 20;
 const CROSSOVERS: usize = 4;
 /// A step goes this fraction of the way to the nearest gap or multiplier reaching zero.
 const TO_BOUNDARY: f64 = 0.99;
+/// Bounds farther than this many times the force scale count as missing (a box of
+/// `+-1e308` would put products of 1e306 among ones of 1e-2 and stall the method; the
+/// crossover's set moves still hold the force to the true bound).
+const FAR_BOUND: f64 = 1e8;
 /// Gaps and multipliers of the starting point are at least this fraction of their scales.
 const START_MARGIN: f64 = 1e-2;
 
@@ -157,7 +161,9 @@ impl SparseExactSolver {
         max_diagonal: f64,
         used: &mut usize,
     ) -> Sweep {
-        if !self.classify_bounds(island) {
+        let (x_scale, w_scale) = scales(&self.x, island.b, max_diagonal);
+        let far = FAR_BOUND * x_scale.max(w_scale / max_diagonal.max(f64::MIN_POSITIVE));
+        if !self.classify_bounds(island, far) {
             return Sweep::Stalled;
         }
         self.start_interior(island, op, max_diagonal);
@@ -284,9 +290,10 @@ impl SparseExactSolver {
         step
     }
 
-    /// Each row's [`Bounds`]; `false` if the method does not apply: a friction row whose
-    /// normal row may take negative forces (then `+-mu |x_n|` is not linear).
-    fn classify_bounds(&mut self, island: &SparseIsland) -> bool {
+    /// Each row's [`Bounds`], bounds farther than `far` counting as missing; `false` if
+    /// the method does not apply: a friction row whose normal row may take negative forces
+    /// (then `+-mu |x_n|` is not linear).
+    fn classify_bounds(&mut self, island: &SparseIsland, far: f64) -> bool {
         let range = island.range.clone();
         let (lo, hi) = (
             &island.rows.lo[range.clone()],
@@ -311,9 +318,20 @@ impl SparseExactSolver {
                     }
                 }
                 None if lo[i] == hi[i] => Bounds::Pinned(lo[i]),
-                None if !lo[i].is_finite() && !hi[i].is_finite() => Bounds::Free,
                 None if lo[i] > hi[i] => return false,
-                None => Bounds::Fixed(lo[i], hi[i]),
+                None => {
+                    let lo = if lo[i] < -far {
+                        f64::NEG_INFINITY
+                    } else {
+                        lo[i]
+                    };
+                    let hi = if hi[i] > far { f64::INFINITY } else { hi[i] };
+                    if lo.is_finite() || hi.is_finite() {
+                        Bounds::Fixed(lo, hi)
+                    } else {
+                        Bounds::Free
+                    }
+                }
             };
             ip.bounds.push(b);
         }
@@ -361,9 +379,11 @@ impl SparseExactSolver {
                 Bounds::Pinned(v) => self.x[i] = v,
                 Bounds::Fixed(lo, hi) => {
                     self.x[i] = match (lo.is_finite(), hi.is_finite()) {
+                        // `max` and `min`, not `clamp`, which panics on a box that rounding
+                        // (or `hi - lo` overflowing) leaves inverted or NaN.
                         (true, true) => {
-                            let inside = 0.5 * START_MARGIN * (hi - lo);
-                            self.x[i].clamp(lo + inside, hi - inside)
+                            let inside = (0.5 * START_MARGIN * (hi - lo)).min(margin);
+                            self.x[i].max(lo + inside).min(hi - inside)
                         }
                         (true, false) => self.x[i].max(lo + margin),
                         (false, true) => self.x[i].min(hi - margin),
@@ -376,7 +396,7 @@ impl SparseExactSolver {
         for i in 0..n {
             if let Bounds::Friction(normal, mu) = ip.bounds[i] {
                 let limit = (1.0 - START_MARGIN) * mu * self.x[normal];
-                self.x[i] = self.x[i].clamp(-limit, limit);
+                self.x[i] = self.x[i].max(-limit).min(limit);
             }
         }
         for v in [
@@ -666,10 +686,40 @@ mod tests {
     /// interior point and its crossover alone certify the answer dense Dantzig finds.
     #[test]
     fn the_interior_point_solves_friction_coupled_problems_as_dantzig_does() {
-        let n = contacts().len();
+        // The cases must include friction at its bound, where the coupling matters.
+        assert!(solves_as_dantzig_does(contacts));
+    }
+
+    /// Boxed rows (a motor's `+-0.3`, and a box so wide that `hi - lo` overflows) start
+    /// inside their boxes and are solved alike.
+    #[test]
+    fn boxed_rows_start_inside_their_boxes_and_are_solved() {
+        solves_as_dantzig_does(|| {
+            let mut rows = contacts();
+            for (pair, (lo, hi)) in [([0, 3], (-0.3, 0.3)), ([1, 3], (-1e308, 1e308))] {
+                let jacobian = JacobianRow {
+                    linear_a: Vec3::new(0.3, 1.0, -0.2),
+                    angular_a: Vec3::new(0.1, 0.0, 0.4),
+                    linear_b: Vec3::new(-0.3, -1.0, 0.2),
+                    angular_b: Vec3::new(0.0, 0.2, -0.1),
+                };
+                let mut writer = rows.writer(pair, [Pose::IDENTITY; 2], Softness::DEFAULT, false);
+                writer.push(Row::equality(jacobian, 0.0));
+                let i = rows.len() - 1;
+                (rows.lo[i], rows.hi[i]) = (lo, hi);
+            }
+            rows
+        });
+    }
+
+    /// Solves 12 problems on the rows `build` makes (deterministic right-hand sides, normals
+    /// mostly pushing) by the interior point alone, and checks each against dense Dantzig:
+    /// solved, residual at most 1e-12, forces within 1e-9. Returns whether some friction
+    /// row ended at its bound with its normal pushing.
+    fn solves_as_dantzig_does(build: impl Fn() -> RowStorage) -> bool {
+        let n = build().len();
         let mut solved_sliding = false;
         for case in 0..12u32 {
-            // Deterministic right-hand sides in [-1, 1], normals mostly pushing.
             let b: Vec<f64> = (0..n as u32)
                 .map(|i| {
                     let h = ((7919 * (i + 13 * case) + 104_729) % 2001) as f64 / 1000.0 - 1.0;
@@ -680,7 +730,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let fixture = Fixture::new(contacts(), b);
+            let fixture = Fixture::new(build(), b);
             let (rows, b) = (&fixture.rows, &fixture.b);
             let island = fixture.island(0);
             let mut cache = vec![[Vec3::ZERO; 2]; 4];
@@ -715,8 +765,7 @@ mod tests {
                 })
             });
         }
-        // The cases must include friction at its bound, where the coupling matters.
-        assert!(solved_sliding);
+        solved_sliding
     }
 
     /// Friction bounded by a row that may pull (`+-mu |x_n|`, not linear in `x_n`) is
