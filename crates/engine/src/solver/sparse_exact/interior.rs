@@ -166,7 +166,7 @@ impl SparseExactSolver {
         if !self.classify_bounds(island, far) {
             return Sweep::Stalled;
         }
-        self.start_interior(island, op, max_diagonal);
+        self.start_interior(island, op, max_diagonal, (x_scale, w_scale));
         let bounds = self.bound_count() as f64;
         let mut next_crossover = CROSSOVER_GAP;
         let mut crossovers = 0;
@@ -222,7 +222,9 @@ impl SparseExactSolver {
             }
             let step = self.centred_step(step, bounds);
             for i in 0..self.x.len() {
-                let (dvl, dvu) = self.multiplier_changes(i);
+                let b = self.ip.bounds[i];
+                let gaps = b.gaps(&self.x, i);
+                let (dvl, dvu) = self.multiplier_changes(i, gaps, b.gap_changes(&self.dx, i));
                 self.ip.lower[i] += step * dvl;
                 self.ip.upper[i] += step * dvu;
             }
@@ -244,7 +246,7 @@ impl SparseExactSolver {
                 Target::Centre(centre) => ((0.0, 0.0), centre),
                 Target::Mehrotra(centre) => {
                     let (dgl, dgu) = self.ip.bounds[i].gap_changes(&self.dx, i);
-                    let (dvl, dvu) = self.multiplier_changes(i);
+                    let (dvl, dvu) = self.multiplier_changes(i, (gl, gu), (dgl, dgu));
                     ((dgl * dvl, dgu * dvu), centre)
                 }
             };
@@ -261,7 +263,7 @@ impl SparseExactSolver {
             let b = self.ip.bounds[i];
             let (gl, gu) = b.gaps(&self.x, i);
             let (dgl, dgu) = b.gap_changes(&self.dx, i);
-            let (dvl, dvu) = self.multiplier_changes(i);
+            let (dvl, dvu) = self.multiplier_changes(i, (gl, gu), (dgl, dgu));
             for (g, dg, v, dv) in [
                 (gl, dgl, self.ip.lower[i], dvl),
                 (gu, dgu, self.ip.upper[i], dvu),
@@ -311,8 +313,7 @@ impl SparseExactSolver {
                     }
                     match hi[i].abs() {
                         // Friction of `mu = 0`, or of a normal force pinned at zero.
-                        _ if hi[n] <= 0.0 => Bounds::Pinned(0.0),
-                        0.0 => Bounds::Pinned(0.0),
+                        mu if mu == 0.0 || hi[n] <= 0.0 => Bounds::Pinned(0.0),
                         mu if mu.is_finite() => Bounds::Friction(n, mu),
                         _ => return false,
                     }
@@ -355,15 +356,16 @@ impl SparseExactSolver {
 
     /// A starting point strictly inside every bound: the current forces moved inside their
     /// boxes (normal forces first, as friction boxes scale with them), multipliers from
-    /// the slack `A x - b` with a margin.
+    /// the slack `A x - b` with a margin; `(x_scale, w_scale)` are the current forces'
+    /// [`scales`].
     fn start_interior(
         &mut self,
         island: &SparseIsland,
         op: &mut SparseOperator,
         max_diagonal: f64,
+        (x_scale, w_scale): (f64, f64),
     ) {
         let n = self.x.len();
-        let (x_scale, w_scale) = scales(&self.x, island.b, max_diagonal);
         // Warm forces keep most of their values; without them a force of `|b| / A_ii`
         // starts where the answer's scale is (a hundredth of it started badly centred:
         // tiny gaps against multipliers of the slack's size).
@@ -478,18 +480,8 @@ impl SparseExactSolver {
         let ip = &mut self.ip;
         for i in 0..self.x.len() {
             let (gl, gu) = ip.bounds[i].gaps(&self.x, i);
-            let (dl, du) = (
-                if gl.is_finite() {
-                    ip.lower[i] / gl
-                } else {
-                    0.0
-                },
-                if gu.is_finite() {
-                    ip.upper[i] / gu
-                } else {
-                    0.0
-                },
-            );
+            let over = |v: f64, g: f64| if g.is_finite() { v / g } else { 0.0 };
+            let (dl, du) = (over(ip.lower[i], gl), over(ip.upper[i], gu));
             ip.weight[i] = self.r[i] + dl + du;
             ip.slope[i] = match ip.bounds[i] {
                 Bounds::Friction(_, mu) => -mu * (dl - du) / ip.weight[i],
@@ -538,14 +530,16 @@ impl SparseExactSolver {
         }
     }
 
-    /// Row `i`'s multipliers' changes for the force change `dx`, towards the targets:
-    /// from `(g + dg) (v + dv) = t` linearised, `dv = (t - v dg) / g - v`.
+    /// Row `i`'s multipliers' changes towards the targets, for its gaps `(gl, gu)` changing
+    /// by `(dgl, dgu)`: from `(g + dg) (v + dv) = t` linearised, `dv = (t - v dg) / g - v`.
     #[inline]
-    fn multiplier_changes(&self, i: usize) -> (f64, f64) {
+    fn multiplier_changes(
+        &self,
+        i: usize,
+        (gl, gu): (f64, f64),
+        (dgl, dgu): (f64, f64),
+    ) -> (f64, f64) {
         let ip = &self.ip;
-        let b = ip.bounds[i];
-        let (gl, gu) = b.gaps(&self.x, i);
-        let (dgl, dgu) = b.gap_changes(&self.dx, i);
         let change = |t: f64, g: f64, v: f64, dg: f64| {
             if g.is_finite() {
                 (t - v * dg) / g - v
@@ -567,7 +561,7 @@ impl SparseExactSolver {
             let b = self.ip.bounds[i];
             let (gl, gu) = b.gaps(&self.x, i);
             let (dgl, dgu) = b.gap_changes(&self.dx, i);
-            let (dvl, dvu) = self.multiplier_changes(i);
+            let (dvl, dvu) = self.multiplier_changes(i, (gl, gu), (dgl, dgu));
             step = longest_step(step, gl, dgl);
             step = longest_step(step, gu, dgu);
             if gl.is_finite() {

@@ -815,7 +815,7 @@ fn scales(x: &[f64], b: &[f64], max_diagonal: f64) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::system::tests::{four_bodies, rows_on, Fixture};
+    use super::system::tests::{rows_on, Fixture};
     use super::*;
     use crate::math::Vec3;
 
@@ -839,15 +839,18 @@ mod tests {
         let fixture = Fixture::new(contact_rows(), vec![0.0; 5]);
         let (rows, regularization) = (&fixture.rows, &fixture.regularization);
         let n = rows.len();
-        let (bodies, inverse_mass, inverse_inertia) = four_bodies();
         let island = fixture.island(0);
         let mut cache = vec![[Vec3::ZERO; 2]; 4];
         let mut op = fixture.operator(&mut cache);
 
         let mut solver = SparseExactSolver::default();
-        solver
-            .system
-            .prepare(rows, 0..n, &bodies, &inverse_mass, &inverse_inertia);
+        solver.system.prepare(
+            rows,
+            0..n,
+            island.bodies,
+            island.inverse_mass,
+            island.inverse_inertia,
+        );
         // Normals clamped and pushing; friction at its upper and lower bounds.
         solver.x = vec![1.0, 0.6, -0.3, 2.0, -1.2];
         solver.state = vec![

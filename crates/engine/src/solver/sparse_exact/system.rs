@@ -583,7 +583,7 @@ pub(super) mod tests {
 
     /// Four bodies' island slots, inverse masses and world-frame inverse inertias, all
     /// different.
-    pub(in crate::solver::sparse_exact) fn four_bodies() -> ([u32; 4], [f64; 4], [Mat3; 4]) {
+    fn four_bodies() -> ([u32; 4], [f64; 4], [Mat3; 4]) {
         (
             [0, 1, 2, 3],
             [1.0, 0.5, 2.0, 1.0],
