@@ -593,6 +593,17 @@ impl CollisionPipeline {
             }
             let pair_index = self.pairs.len() as u32;
             let material = ca.material.combine(&cb.material);
+            // The pair's part of every point's geometry, built once: copied per point from
+            // a stack temporary written in other widths, the handles stalled store
+            // forwarding (1.7 % of an S4 step).
+            let pair_geometry = ContactGeometry {
+                colliders: key,
+                bodies: [ca.body, cb.body],
+                user_data: [ca.user_data, cb.user_data],
+                point: Vec3::ZERO,
+                normal: Vec3::ZERO,
+                separation: 0.0,
+            };
             for (m, manifold) in state.manifolds.iter().enumerate() {
                 let frame_a = manifold
                     .subshape_pos1()
@@ -625,12 +636,10 @@ impl CollisionPipeline {
                         source: [pair_index, m as u32, p as u32],
                         candidate: ContactCandidate {
                             geometry: ContactGeometry {
-                                colliders: key,
-                                bodies: [ca.body, cb.body],
-                                user_data: [ca.user_data, cb.user_data],
                                 point: 0.5 * (anchors[0] + anchors[1]),
                                 normal,
                                 separation: tracked.dist,
+                                ..pair_geometry
                             },
                             friction: material.friction,
                             restitution: material.restitution,

@@ -216,6 +216,27 @@ pub(crate) struct ContactMemory {
     pub(crate) projection: f64,
 }
 
+/// Asks the processor to load the point `points[order[ahead]]` into the cache, if there is
+/// one: the passes that take the points in height order (`order`) jump about an array of
+/// 500-byte points, and the load of each point's first fields was a quarter of
+/// `read_forces`'s time on S1.
+#[inline(always)]
+pub(crate) fn prefetch_point(points: &[ContactPoint], order: &[u32], ahead: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(point) = order.get(ahead).and_then(|&p| points.get(p as usize)) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let start: *const u8 = (point as *const ContactPoint).cast();
+        let lines = std::mem::size_of::<ContactPoint>().div_ceil(64);
+        for line in 0..lines {
+            // SAFETY: a prefetch is only a hint: it reads nothing into the program and
+            // cannot fault, whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(64 * line).cast()) }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (points, order, ahead);
+}
+
 /// A contact point during a step: geometry, combined material, prepared frame and rows.
 #[derive(Debug, Clone)]
 pub(crate) struct ContactPoint {

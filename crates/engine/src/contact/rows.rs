@@ -34,6 +34,9 @@ pub(crate) const CENTRAL_CONTACT_TOLERANCE: f64 = 5e-4;
 /// A pair whose normal has at least this component along "up" carries weight.
 const BEARING: f64 = 0.3;
 
+/// How many points ahead in height order the passes over the points prefetch (`super::prefetch_point`).
+const PREFETCH_AHEAD: usize = 4;
+
 /// How many friction rows a contact with friction gets under `model`: two tangents for
 /// box friction and the Coulomb cone, else the polygon's edges.
 fn friction_row_count(model: FrictionModel) -> usize {
@@ -514,7 +517,8 @@ pub(crate) fn read_forces(
     wrenches: &mut [ContactWrench],
 ) {
     contacts.clear();
-    for &p in order {
+    for (k, &p) in order.iter().enumerate() {
+        super::prefetch_point(points, order, k + PREFETCH_AHEAD);
         let point = &mut points[p as usize];
         let normal_force = solved.lambda(point.normal_row);
         let [t1, t2] = point.tangents;

@@ -12,7 +12,9 @@ use stiction_lcp::IndexState;
 /// One Jacobian row: the derivative of a scalar constraint with respect to the velocities of
 /// its two bodies, `dC/dt = linear_a . v_a + angular_a . w_a + linear_b . v_b + angular_b . w_b`
 /// (world frame; units of `C` per m or per rad).
+/// `#[repr(C)]`: the solver's lane lay-out reads a row as twelve contiguous numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[repr(C)]
 pub struct JacobianRow {
     /// Coefficient of body A's linear velocity.
     pub linear_a: Vec3,

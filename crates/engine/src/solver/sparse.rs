@@ -207,12 +207,21 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
         }
         self.first_rows.clear();
         self.first_rows.extend_from_slice(batches);
-        for (index, batch) in batches.iter().enumerate() {
-            let (linear, angular, angular_imj) = (
-                &mut self.linear[index],
-                &mut self.angular[index],
-                &mut self.angular_imj[index],
+        // SAFETY: lanes are only laid out once AVX2 was detected (`with_batches`).
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            crate::solver::lanes::lay_out_jacobians(
+                op.jacobian,
+                op.imj,
+                batches,
+                &mut self.linear[..n],
+                &mut self.angular[..n],
+                &mut self.angular_imj[..n],
             );
+        }
+        for (index, batch) in batches.iter().enumerate() {
+            #[cfg(not(target_arch = "x86_64"))]
+            self.lay_out_jacobians_by_row(op, index, batch);
             for (l, &h) in batch.iter().enumerate() {
                 let h = h as usize;
                 let [a, b] = op.bodies[h];
@@ -221,16 +230,31 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
                 self.inverse_mass[index][0][l] = inverse_mass[a as usize];
                 self.inverse_mass[index][1][l] = -inverse_mass[b as usize];
                 for k in 0..ROWS {
-                    let (j, m) = (&op.jacobian[h + k], &op.imj[h + k]);
-                    for c in 0..3 {
-                        linear[k][c][l] = j.linear_a[c];
-                        angular[k][c][l] = j.angular_a[c];
-                        angular[k][c + 3][l] = j.angular_b[c];
-                        angular_imj[k][c][l] = m[1][c];
-                        angular_imj[k][c + 3][l] = m[3][c];
-                    }
                     self.regularization[index][k][l] = op.regularization[h + k];
                     self.forces[index][k][l] = x[h + k];
+                }
+            }
+        }
+    }
+
+    /// The Jacobian part of [`Self::lay_out`] for batch `index`, number by number (what
+    /// `crate::solver::lanes::lay_out_jacobians` does with AVX2).
+    #[cfg(not(target_arch = "x86_64"))]
+    fn lay_out_jacobians_by_row(&mut self, op: &SparseOperator, index: usize, batch: &[u32; 4]) {
+        let (linear, angular, angular_imj) = (
+            &mut self.linear[index],
+            &mut self.angular[index],
+            &mut self.angular_imj[index],
+        );
+        for (l, &h) in batch.iter().enumerate() {
+            for k in 0..ROWS {
+                let (j, m) = (&op.jacobian[h as usize + k], &op.imj[h as usize + k]);
+                for c in 0..3 {
+                    linear[k][c][l] = j.linear_a[c];
+                    angular[k][c][l] = j.angular_a[c];
+                    angular[k][c + 3][l] = j.angular_b[c];
+                    angular_imj[k][c][l] = m[1][c];
+                    angular_imj[k][c + 3][l] = m[3][c];
                 }
             }
         }
@@ -637,34 +661,7 @@ pub(crate) fn sparse_residual(
     findex: &[Option<usize>],
     x: &[f64],
 ) -> Residual {
-    let bounds = |i: usize| match findex[i] {
-        Some(j) => {
-            let limit = (hi[i] * x[j]).abs();
-            (-limit, limit)
-        }
-        None => (lo[i], hi[i]),
-    };
-    // Comparisons rather than `f64::max` (whose NaN handling is three instructions on the
-    // loops' dependent chains) and reciprocals rather than four divisions a row: S1 spent
-    // 4 % of its step here. A NaN anywhere is caught by `poisoned` instead.
-    let larger = |m: f64, v: f64| if v > m { v } else { m };
-    let mut poisoned = false;
-    let (mut x_inf, mut x_scale) = (0.0f64, 0.0f64);
-    for (i, &xi) in x.iter().enumerate() {
-        let (l, h) = bounds(i);
-        x_inf = larger(x_inf, xi.abs());
-        poisoned |= xi.is_nan();
-        for v in [l, h] {
-            if v.is_finite() {
-                x_scale = larger(x_scale, v.abs());
-            }
-        }
-    }
-    let x_scale = larger(larger(x_scale, x_inf), f64::MIN_POSITIVE);
-    let b_inf = b.iter().fold(0.0f64, |m, v| larger(m, v.abs()));
-    let w_scale = larger(larger(b_inf, op.max_diagonal() * x_inf), f64::MIN_POSITIVE);
-    let (per_x, per_w) = (1.0 / x_scale, 1.0 / w_scale);
-    let mut residual = Residual::default();
+    let mut terms = ResidualTerms::new(op.max_diagonal(), b, lo, hi, findex, x);
     // The batched contact blocks lane by lane (S4 spent 4 % of its step here row by row);
     // the rows they start at are skipped below.
     let mut heads: &[bool] = &[];
@@ -682,30 +679,15 @@ pub(crate) fn sparse_residual(
                     b,
                     lo,
                     hi,
-                    (per_x, per_w),
+                    (terms.per_x, terms.per_w),
                 )
             };
-            residual.bound = bound;
-            residual.complementarity = complementarity;
-            poisoned |= nan;
+            terms.residual.bound = bound;
+            terms.residual.complementarity = complementarity;
+            terms.poisoned |= nan;
             heads = &lanes.block_heads;
         }
     }
-    let mut add_row = |i: usize, product: f64| {
-        let (l, h) = bounds(i);
-        let w = product - b[i];
-        let outside = larger(larger(l - x[i], x[i] - h), 0.0) * per_x;
-        residual.bound = larger(residual.bound, outside);
-        let (xs, ws) = (x[i] * per_x, w * per_w);
-        // Compare-selects rather than clamp: never panics, even on inverted bounds.
-        let (lower, upper) = (l * per_x, h * per_x);
-        let step = xs - ws;
-        let raised = if step < lower { lower } else { step };
-        let projected = if raised > upper { upper } else { raised };
-        let natural = (xs - projected).abs();
-        poisoned |= natural.is_nan();
-        residual.complementarity = larger(residual.complementarity, natural);
-    };
     // A contact's three rows at once: their bodies' accumulators are read once (S4 spent
     // 4.6 % of its step in this function row by row).
     let n = x.len();
@@ -722,19 +704,139 @@ pub(crate) fn sparse_residual(
         if contact {
             let products = op.block_times_vector(i, x);
             for (k, product) in products.into_iter().enumerate() {
-                add_row(i + k, product);
+                terms.add_row(i + k, product - b[i + k]);
             }
             i += 3;
         } else {
-            add_row(i, op.row_times_vector(i, x));
+            terms.add_row(i, op.row_times_vector(i, x) - b[i]);
             i += 1;
         }
     }
-    if poisoned || !(x_inf.is_finite() && w_scale.is_finite()) {
-        residual.bound = f64::INFINITY;
-        residual.complementarity = f64::INFINITY;
+    terms.finish()
+}
+
+/// [`sparse_residual`] from the slack `w = A x - b` the caller already has (the sparse
+/// exact solver's last count of violations computed it at `x`, and a second pass of
+/// products over S1's 7,000 rows was 2.5 % of its step). `max_diagonal` is the operator's
+/// [`SparseOperator::max_diagonal`]. The same terms, up to the products' rounding.
+pub(crate) fn slack_residual(
+    max_diagonal: f64,
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &[f64],
+    w: &[f64],
+) -> Residual {
+    let mut terms = ResidualTerms::new(max_diagonal, b, lo, hi, findex, x);
+    for (i, &w) in w.iter().enumerate().take(x.len()) {
+        terms.add_row(i, w);
     }
-    residual
+    terms.finish()
+}
+
+/// The scales of a normalised residual and its running maxima, row by row.
+struct ResidualTerms<'r> {
+    lo: &'r [f64],
+    hi: &'r [f64],
+    findex: &'r [Option<usize>],
+    x: &'r [f64],
+    per_x: f64,
+    per_w: f64,
+    finite_scales: bool,
+    poisoned: bool,
+    residual: Residual,
+}
+
+impl<'r> ResidualTerms<'r> {
+    /// Reads the scales: the largest force or finite bound, and the largest of `|b|` and
+    /// `max_diagonal |x|`.
+    fn new(
+        max_diagonal: f64,
+        b: &[f64],
+        lo: &'r [f64],
+        hi: &'r [f64],
+        findex: &'r [Option<usize>],
+        x: &'r [f64],
+    ) -> Self {
+        let mut poisoned = false;
+        let (mut x_inf, mut x_scale) = (0.0f64, 0.0f64);
+        for (i, &xi) in x.iter().enumerate() {
+            let (l, h) = row_bounds(lo, hi, findex, x, i);
+            x_inf = larger(x_inf, xi.abs());
+            poisoned |= xi.is_nan();
+            for v in [l, h] {
+                if v.is_finite() {
+                    x_scale = larger(x_scale, v.abs());
+                }
+            }
+        }
+        let x_scale = larger(larger(x_scale, x_inf), f64::MIN_POSITIVE);
+        let b_inf = b.iter().fold(0.0f64, |m, v| larger(m, v.abs()));
+        let w_scale = larger(larger(b_inf, max_diagonal * x_inf), f64::MIN_POSITIVE);
+        Self {
+            lo,
+            hi,
+            findex,
+            x,
+            per_x: 1.0 / x_scale,
+            per_w: 1.0 / w_scale,
+            finite_scales: x_inf.is_finite() && w_scale.is_finite(),
+            poisoned,
+            residual: Residual::default(),
+        }
+    }
+
+    /// Row `i`'s terms at slack `w`.
+    #[inline(always)]
+    fn add_row(&mut self, i: usize, w: f64) {
+        let (per_x, per_w, x) = (self.per_x, self.per_w, self.x);
+        let (l, h) = row_bounds(self.lo, self.hi, self.findex, x, i);
+        let outside = larger(larger(l - x[i], x[i] - h), 0.0) * per_x;
+        self.residual.bound = larger(self.residual.bound, outside);
+        let (xs, ws) = (x[i] * per_x, w * per_w);
+        // Compare-selects rather than clamp: never panics, even on inverted bounds.
+        let (lower, upper) = (l * per_x, h * per_x);
+        let step = xs - ws;
+        let raised = if step < lower { lower } else { step };
+        let projected = if raised > upper { upper } else { raised };
+        let natural = (xs - projected).abs();
+        self.poisoned |= natural.is_nan();
+        self.residual.complementarity = larger(self.residual.complementarity, natural);
+    }
+
+    /// The residual; infinite if a number was NaN or a scale not finite.
+    fn finish(mut self) -> Residual {
+        if self.poisoned || !self.finite_scales {
+            self.residual.bound = f64::INFINITY;
+            self.residual.complementarity = f64::INFINITY;
+        }
+        self.residual
+    }
+}
+
+/// Row `i`'s bounds at forces `x`: a friction row's scale with its normal force.
+#[inline(always)]
+fn row_bounds(lo: &[f64], hi: &[f64], findex: &[Option<usize>], x: &[f64], i: usize) -> (f64, f64) {
+    match findex[i] {
+        Some(j) => {
+            let limit = (hi[i] * x[j]).abs();
+            (-limit, limit)
+        }
+        None => (lo[i], hi[i]),
+    }
+}
+
+/// The larger of two numbers by a comparison rather than `f64::max` (whose NaN handling is
+/// three instructions on the loops' dependent chains): S1 spent 4 % of its step in the
+/// residual. A NaN is caught by the residual's `poisoned` instead.
+#[inline(always)]
+fn larger(m: f64, v: f64) -> f64 {
+    if v > m {
+        v
+    } else {
+        m
+    }
 }
 
 #[cfg(test)]
@@ -835,6 +937,76 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The residual from a slack the caller computed equals the one the operator's
+    /// products give, to their rounding, on forces that violate each kind of condition
+    /// (a negative normal force, friction beyond its cone, a positive slack under a
+    /// positive force); and a NaN force makes both infinite.
+    #[test]
+    fn the_residual_from_a_given_slack_is_the_operators() {
+        let mut rng = SplitMix64::new(5);
+        let mut vector = || random_vector(&mut rng);
+        let mut rows = RowStorage::default();
+        let (mut lo, mut hi, mut findex) = (Vec::new(), Vec::new(), Vec::new());
+        for (c, pair) in [[0u32, 1u32], [1, 2], [0, 2]].into_iter().enumerate() {
+            for k in 0..3 {
+                rows.bodies.push(pair);
+                rows.jacobian.push(JacobianRow {
+                    linear_a: vector(),
+                    angular_a: vector(),
+                    linear_b: vector(),
+                    angular_b: vector(),
+                });
+                lo.push(if k == 0 { 0.0 } else { -0.5 });
+                hi.push(if k == 0 { f64::INFINITY } else { 0.5 });
+                findex.push((k > 0).then_some(3 * c));
+            }
+        }
+        let inverse_mass = [0.7, 1.3, 0.4];
+        let inverse_inertia = [
+            Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0)),
+            Mat3::from_diagonal(Vec3::new(0.5, 0.5, 2.0)),
+            Mat3::from_diagonal(Vec3::new(2.0, 1.0, 1.0)),
+        ];
+        let mut mass = RowMass::default();
+        mass.compute(&rows, &inverse_mass, &inverse_inertia);
+        let n = rows.bodies.len();
+        let regularization = vec![1e-3; n];
+        let mut cache = vec![[Vec3::ZERO; 2]; 3];
+        let island = [0, 1, 2];
+        let b: Vec<f64> = (0..n).map(|i| 0.3 * i as f64 - 1.0).collect();
+        let mut op = SparseOperator::new(&rows, &mass, 0..n, &regularization, &island, &mut cache);
+        for x in [
+            vec![2.0, 0.4, -0.3, -0.5, 0.1, 0.2, 1.0, 0.9, 0.0],
+            vec![1.0, 0.1, 0.2, 0.5, 0.0, 0.0, 3.0, -1.0, 1.0],
+        ] {
+            op.begin(&x);
+            let w: Vec<f64> = (0..n).map(|i| op.row_times_vector(i, &x) - b[i]).collect();
+            let by_products = sparse_residual(&op, &b, &lo, &hi, &findex, &x);
+            let from_slack = slack_residual(op.max_diagonal(), &b, &lo, &hi, &findex, &x, &w);
+            assert!(
+                by_products.max() > 1e-2,
+                "{by_products:?}: these forces violate"
+            );
+            for (got, want) in [
+                (from_slack.bound, by_products.bound),
+                (from_slack.complementarity, by_products.complementarity),
+            ] {
+                assert!(
+                    (got - want).abs() <= 1e-14 * want.max(1.0),
+                    "{got} against {want}"
+                );
+            }
+            op.clear();
+        }
+        let mut x = vec![1.0; n];
+        x[4] = f64::NAN;
+        let w = vec![0.0; n];
+        assert_eq!(
+            slack_residual(1.0, &b, &lo, &hi, &findex, &x, &w).max(),
+            f64::INFINITY
+        );
     }
 
     /// As above, but every third block and every third single row has a linear Jacobian
