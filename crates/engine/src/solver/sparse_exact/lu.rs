@@ -72,14 +72,42 @@ impl BlockLu {
         self.factor_portable()
     }
 
-    /// [`Self::factor_portable`] compiled for AVX2 and FMA: the block products' rows become
-    /// one and a half 4-wide vectors instead of three 2-wide ones, and their fused
-    /// multiply-adds single instructions (the answer is the portable one to the bit; see
-    /// [`super::block`]).
+    /// [`Self::factor_portable`] with the AVX2 and FMA block kernels
+    /// ([`super::block::subtract_block_product_avx2`]): a block product's rows are one and a
+    /// half 4-wide vectors held in registers, and its blocks are read in place instead of
+    /// copied (the answer is the portable one to the bit; see [`super::block`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn factor_avx2(&mut self) -> Result<(), usize> {
-        self.factor_portable()
+        use super::block::{product_avx2, subtract_block_product_avx2 as subtract};
+        // The portable loops, with the intrinsic kernels, and blocks borrowed in place
+        // rather than copied: a column's own blocks lie before its end in `lower` and
+        // `upper`, the blocks it updates (in later columns) after it.
+        for j in 0..self.blocks() {
+            if !invert_in_place(&mut self.diagonal[j]) {
+                return Err(j);
+            }
+            let inverse = self.diagonal[j];
+            let (start, end) = (self.pattern.col_start[j], self.pattern.col_start[j + 1]);
+            for p in start..end {
+                self.lower[p] = product_avx2(&self.lower[p], &inverse);
+            }
+            let (own_lower, later_lower) = self.lower.split_at_mut(end);
+            let (own_upper, later_upper) = self.upper.split_at_mut(end);
+            for p in start..end {
+                let i = self.pattern.rows[p] as usize;
+                let (lij, uji) = (&own_lower[p], &own_upper[p]);
+                subtract(&mut self.diagonal[i], lij, uji);
+                let mut target = self.pattern.col_start[i];
+                for q in p + 1..end {
+                    target = self.pattern.seek(target, self.pattern.rows[q]);
+                    // Block (k, i) below and (i, k) above the diagonal, in column i > j.
+                    subtract(&mut later_lower[target - end], &own_lower[q], uji);
+                    subtract(&mut later_upper[target - end], lij, &own_upper[q]);
+                }
+            }
+        }
+        Ok(())
     }
 
     #[inline(always)]
