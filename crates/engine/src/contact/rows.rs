@@ -359,7 +359,8 @@ pub(crate) fn write_rows(
     let at = |raw: usize| stored_at(position, raw);
     debug_assert_eq!(order.len(), n);
     let mut finite = true;
-    for &p in order {
+    for (k, &p) in order.iter().enumerate() {
+        super::prefetch_point(points, order, k + PREFETCH_AHEAD);
         let point = &mut points[p as usize];
         let [a, b] = point.slots;
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
