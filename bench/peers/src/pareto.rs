@@ -84,7 +84,7 @@ fn curves() -> Vec<Curve> {
         Curve {
             name: "Stiction iterative",
             ours: true,
-            points: ours_sweeps(true, &[2, 3, 5, 10, 20, 40]),
+            points: ours_sweeps(true, &[2, 3, 4, 5, 10, 20, 40]),
         },
         Curve {
             name: "Stiction iterative, no post-stabilisation",
