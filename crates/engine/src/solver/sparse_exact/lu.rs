@@ -74,15 +74,35 @@ impl BlockLu {
 
     /// [`Self::factor_portable`] with the AVX2 and FMA block kernels
     /// ([`super::block::subtract_block_product_avx2`]): a block product's rows are one and a
-    /// half 4-wide vectors held in registers, and its blocks are read in place instead of
-    /// copied (the answer is the portable one to the bit; see [`super::block`]).
+    /// half 4-wide vectors held in registers (the answer is the portable one to the bit;
+    /// see [`super::block`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn factor_avx2(&mut self) -> Result<(), usize> {
-        use super::block::{product_avx2, subtract_block_product_avx2 as subtract};
-        // The portable loops, with the intrinsic kernels, and blocks borrowed in place
-        // rather than copied: a column's own blocks lie before its end in `lower` and
-        // `upper`, the blocks it updates (in later columns) after it.
+        use super::block::{product_avx2, subtract_block_product_avx2};
+        self.factor_with(
+            #[inline(always)]
+            |a, b| product_avx2(a, b),
+            #[inline(always)]
+            |c, a, b| subtract_block_product_avx2(c, a, b),
+        )
+    }
+
+    /// The factorisation with the portable block kernels.
+    pub(crate) fn factor_portable(&mut self) -> Result<(), usize> {
+        self.factor_with(product, subtract_block_product)
+    }
+
+    /// The right-looking block LU with the kernels `product` (`a b`) and `subtract`
+    /// (`c <- c - a b`). Blocks are borrowed in place, not copied: a column's own blocks
+    /// lie before its end in `lower` and `upper`, the blocks it updates (in later columns)
+    /// after it.
+    #[inline(always)]
+    fn factor_with(
+        &mut self,
+        product: impl Fn(&Block, &Block) -> Block,
+        subtract: impl Fn(&mut Block, &Block, &Block),
+    ) -> Result<(), usize> {
         for j in 0..self.blocks() {
             if !invert_in_place(&mut self.diagonal[j]) {
                 return Err(j);
@@ -90,7 +110,8 @@ impl BlockLu {
             let inverse = self.diagonal[j];
             let (start, end) = (self.pattern.col_start[j], self.pattern.col_start[j + 1]);
             for p in start..end {
-                self.lower[p] = product_avx2(&self.lower[p], &inverse);
+                // L_ij = H_ij U_jj^-1.
+                self.lower[p] = product(&self.lower[p], &inverse);
             }
             let (own_lower, later_lower) = self.lower.split_at_mut(end);
             let (own_upper, later_upper) = self.upper.split_at_mut(end);
@@ -104,35 +125,6 @@ impl BlockLu {
                     // Block (k, i) below and (i, k) above the diagonal, in column i > j.
                     subtract(&mut later_lower[target - end], &own_lower[q], uji);
                     subtract(&mut later_upper[target - end], lij, &own_upper[q]);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    #[inline(always)]
-    pub(crate) fn factor_portable(&mut self) -> Result<(), usize> {
-        for j in 0..self.blocks() {
-            if !invert_in_place(&mut self.diagonal[j]) {
-                return Err(j);
-            }
-            let inverse = self.diagonal[j];
-            let (start, end) = (self.pattern.col_start[j], self.pattern.col_start[j + 1]);
-            for p in start..end {
-                // L_ij = H_ij U_jj^-1.
-                self.lower[p] = product(&self.lower[p], &inverse);
-            }
-            for p in start..end {
-                let i = self.pattern.rows[p] as usize;
-                let (lij, uji) = (self.lower[p], self.upper[p]);
-                subtract_block_product(&mut self.diagonal[i], &lij, &uji);
-                let mut target = self.pattern.col_start[i];
-                for q in p + 1..end {
-                    target = self.pattern.seek(target, self.pattern.rows[q]);
-                    // Block (k, i) below and (i, k) above the diagonal.
-                    let (lkj, ujk) = (self.lower[q], self.upper[q]);
-                    subtract_block_product(&mut self.lower[target], &lkj, &uji);
-                    subtract_block_product(&mut self.upper[target], &lij, &ujk);
                 }
             }
         }
