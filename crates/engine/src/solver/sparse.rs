@@ -815,9 +815,16 @@ impl<'r> ResidualTerms<'r> {
     }
 }
 
-/// Row `i`'s bounds at forces `x`: a friction row's scale with its normal force.
+/// The bounds of row `i` for the forces `x`: `+-|hi_i x_j|` for a friction row coupled to
+/// normal row `j`, else `(lo_i, hi_i)`.
 #[inline(always)]
-fn row_bounds(lo: &[f64], hi: &[f64], findex: &[Option<usize>], x: &[f64], i: usize) -> (f64, f64) {
+pub(crate) fn row_bounds(
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &[f64],
+    i: usize,
+) -> (f64, f64) {
     match findex[i] {
         Some(j) => {
             let limit = (hi[i] * x[j]).abs();

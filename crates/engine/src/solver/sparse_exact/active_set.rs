@@ -21,25 +21,6 @@ use stiction_lcp::IndexState;
 /// Block moves allowed without a new lowest violation count before single moves start.
 const BLOCK_MOVES_WITHOUT_PROGRESS: usize = 3;
 
-/// The bounds of row `i` for the current forces: `+-|hi_i x_j|` for a friction row coupled
-/// to normal row `j`, else `(lo_i, hi_i)`.
-#[inline]
-pub(crate) fn bounds(
-    lo: &[f64],
-    hi: &[f64],
-    findex: &[Option<usize>],
-    x: &[f64],
-    i: usize,
-) -> (f64, f64) {
-    match findex[i] {
-        Some(j) => {
-            let limit = (hi[i] * x[j]).abs();
-            (-limit, limit)
-        }
-        None => (lo[i], hi[i]),
-    }
-}
-
 /// A usable starting set for a row with bounds `(lo, hi)`: a bound state on an infinite
 /// bound becomes `Clamped`.
 pub(crate) fn admissible(state: IndexState, lo: f64, hi: f64) -> IndexState {
