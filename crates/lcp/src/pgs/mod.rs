@@ -865,8 +865,11 @@ fn find_cone_pairs<O: BatchedRowOperator>(
     }
 }
 
-/// Projects the warm start onto the bounds it implies: normals first, so friction rows see
-/// the projected normal force.
+/// Projects the warm start onto the bounds it implies, in one pass: a friction row sees its
+/// normal's projected force (projected ahead of its turn if the normal comes later: a
+/// normal row's projection reads only itself), and a cone pair is projected at its later
+/// row, once both of its rows hold their box projection (S4: three passes were 2.5 % of
+/// a step).
 fn project_warm_start(
     lo: &[f64],
     hi: &[f64],
@@ -875,22 +878,30 @@ fn project_warm_start(
     scratch: &PgsScratch,
 ) {
     for i in 0..x.len() {
-        if findex[i].is_none() {
-            x[i] = x[i].max(lo[i]).min(hi[i]);
-        }
-    }
-    for i in 0..x.len() {
-        if let Some(j) = findex[i] {
-            let limit = (hi[i] * x[j]).abs();
-            x[i] = x[i].max(-limit).min(limit);
-        }
-    }
-    for i in 0..x.len() {
+        x[i] = match findex[i] {
+            None => x[i].max(lo[i]).min(hi[i]),
+            Some(j) => {
+                let limit = (hi[i] * projected_normal(lo, hi, x, i, j)).abs();
+                x[i].max(-limit).min(limit)
+            }
+        };
         let k = scratch.partner[i];
-        if k != NONE && k > i {
-            let normal = x[findex[i].unwrap_or(i)];
-            (x[i], x[k]) = project_onto_cone(x[i], x[k], hi[i], hi[k], normal);
+        if k != NONE && k < i {
+            let n = findex[k].unwrap_or(k);
+            let normal = projected_normal(lo, hi, x, i, n);
+            (x[k], x[i]) = project_onto_cone(x[k], x[i], hi[k], hi[i], normal);
         }
+    }
+}
+
+/// Normal row `j`'s force projected onto its bounds, read at row `i` of a pass in row order
+/// that projects each row at its turn: rows before `i` hold their projection already.
+#[inline(always)]
+fn projected_normal(lo: &[f64], hi: &[f64], x: &[f64], i: usize, j: usize) -> f64 {
+    if j <= i {
+        x[j]
+    } else {
+        x[j].max(lo[j]).min(hi[j])
     }
 }
 
@@ -1267,4 +1278,38 @@ fn cone_residual(problem: &BoxedLcp, x: &[f64], w: &[f64], partner: &[usize]) ->
         complementarity
     };
     residual
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Friction rows before and after their normals, a normal capped above and a cone pair:
+    /// each friction row is held to `mu` times its normal's projected force, and the pair
+    /// is scaled onto its disk after its box.
+    #[test]
+    fn warm_start_projection_reads_projected_normals_in_any_order() {
+        let lo = [-0.5, -0.5, 0.0, 0.0, -1.0];
+        let hi = [0.5, 0.5, f64::INFINITY, 1.5, 1.0];
+        let findex = [Some(2), Some(2), None, None, Some(3)];
+        let mut scratch = PgsScratch::new();
+        scratch.resize(5);
+        let mut x = [4.0, -0.2, 2.0, 3.0, 2.0];
+        project_warm_start(&lo, &hi, &findex, &mut x, &scratch);
+        assert_eq!(x, [1.0, -0.2, 2.0, 1.5, 1.5]);
+
+        // As a Coulomb pair, rows 0 and 1 land on the disk of radius 2 in `f / mu`.
+        scratch.partner[0] = 1;
+        scratch.partner[1] = 0;
+        let mut x = [4.0, -0.2, 2.0, 3.0, 2.0];
+        project_warm_start(&lo, &hi, &findex, &mut x, &scratch);
+        let scale = 2.0 / 2.0f64.hypot(0.4);
+        assert_eq!(x, [scale, -0.2 * scale, 2.0, 1.5, 1.5]);
+        assert!(((x[0] / 0.5).hypot(x[1] / 0.5) - 2.0).abs() < 1e-15);
+
+        // A negative warm normal projects to 0, and so do its friction rows.
+        let mut x = [4.0, -0.2, -2.0, 3.0, 2.0];
+        project_warm_start(&lo, &hi, &findex, &mut x, &scratch);
+        assert_eq!(x, [0.0, 0.0, 0.0, 1.5, 1.5]);
+    }
 }
