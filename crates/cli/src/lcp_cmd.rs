@@ -41,11 +41,14 @@ enum LcpCommand {
 const COMPARE_ABOUT: &str = "\
 Solve each problem file with every applicable solver of the lcp crate and print a markdown \
 table: file, solver, status, residual, pivots or sweeps, time, and the largest difference \
-from the engine's forces. Solvers: dantzig, pgs at 10, 50 and 200 sweeps, pgd, and lemke \
-when every row is bounded by [0, inf) alone (lemke reads w = a z - b there, the same \
-problem). A file written by `stiction run --dump-lcp` also has a row \"engine\" with the \
-figures the step recorded. --json prints the rows as a JSON array of {\"file\", \"solver\", \
-\"status\", \"residual\", \"iterations\", \"seconds\", \"max_diff_from_engine\"}.
+from the engine's forces, row by row as each solver finishes. Solvers: dantzig, pgs at 10, \
+50 and 200 sweeps, pgd (at most 2000 iterations), and lemke when every row is bounded by \
+[0, inf) alone (lemke reads w = a z - b there, the same problem). Above \
+--max-pivoting-rows rows (default 4000) dantzig and lemke, whose dense pivots cost about \
+n^3, are not run: their row says `skipped` and why. A file written by `stiction run \
+--dump-lcp` also has a row \"engine\" with the figures the step recorded. --json prints the \
+rows as a JSON array of {\"file\", \"solver\", \"status\", \"residual\", \"iterations\", \
+\"seconds\", \"max_diff_from_engine\"} (and \"note\" on a skipped row).
 
 Exit status: 0 compared (whatever the solvers reported); 2 bad input (missing, unreadable \
 or invalid file), with a one-line `error: ` message on stderr.";

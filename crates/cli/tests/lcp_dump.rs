@@ -179,6 +179,46 @@ fn compare_prints_a_row_per_solver() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// Above `--max-pivoting-rows` the pivoting solvers get a `skipped` row saying why, and the
+/// sweeps still run and are judged as before.
+#[test]
+fn compare_skips_pivoting_above_the_row_limit() {
+    let out = temp_dir("compare-limit");
+    let files = dump("s4-stack-20", &["--solver", "exact"], 10, "10", &out);
+    let file = out.join(&files[0]);
+    let dumped: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let n = dumped["b"].as_array().unwrap().len();
+    assert!(n > 10, "S4's island has {n} rows");
+    let args = ["lcp", "compare", "--max-pivoting-rows", "10"];
+    let table = success(stiction().args(args).arg(&file));
+    let why = format!("| dantzig | skipped ({n} rows, above --max-pivoting-rows 10) | - | 0 |");
+    assert!(table.contains(&why), "{table}");
+    let json = success(stiction().args(args).arg("--json").arg(&file));
+    let rows: Value = serde_json::from_str(&json).unwrap();
+    let rows = rows.as_array().unwrap();
+    let row = |solver: &str| rows.iter().find(|r| r["solver"] == solver).unwrap();
+    assert_eq!(row("dantzig")["status"], "skipped");
+    assert!(row("dantzig")["residual"].is_null());
+    assert!(row("pgs-200")["note"].is_null());
+    // The sweeps still run on the whole problem: PGS gains with its sweeps (a 20-box stack
+    // from zero converges slowly) and PGD reaches the engine's forces.
+    let residual = |solver: &str| row(solver)["residual"].as_f64().unwrap();
+    assert!(residual("pgs-200") < residual("pgs-10") / 10.0);
+    assert_eq!(row("pgd")["status"], "solved");
+    assert!(residual("pgd") < 1e-9, "pgd residual {:e}", residual("pgd"));
+    let diff = row("pgd")["max_diff_from_engine"].as_f64().unwrap();
+    assert!(diff < 1e-4, "pgd differs from the engine by {diff:e} N");
+    // At the limit itself dantzig runs.
+    let limit = n.to_string();
+    let table = success(
+        stiction()
+            .args(["lcp", "compare", "--max-pivoting-rows", &limit])
+            .arg(&file),
+    );
+    assert!(table.contains("| dantzig | solved |"), "{table}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn compare_runs_lemke_on_a_standard_lcp() {
     let dir = temp_dir("lemke");
@@ -187,6 +227,10 @@ fn compare_runs_lemke_on_a_standard_lcp() {
     let table = success(stiction().args(["lcp", "compare"]).arg(&path));
     assert!(table.contains("| lemke | solved |"), "{table}");
     assert!(!table.contains("| engine"), "{table}");
+    let args = ["lcp", "compare", "--max-pivoting-rows", "1"];
+    let table = success(stiction().args(args).arg(&path));
+    let why = "| lemke | skipped (2 rows, above --max-pivoting-rows 1) |";
+    assert!(table.contains(why), "{table}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
