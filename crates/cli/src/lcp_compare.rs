@@ -82,12 +82,7 @@ struct Row {
 /// finishes (a large file's solves take seconds to minutes each).
 enum Output {
     Json(Vec<Row>),
-    Table {
-        /// Set when a write failed other than by a closed pipe; later rows are dropped.
-        error: Option<std::io::Error>,
-        /// The reader went away: nothing more to print.
-        closed: bool,
-    },
+    Table(Printer),
 }
 
 impl Output {
@@ -95,27 +90,50 @@ impl Output {
         if json {
             Output::Json(Vec::new())
         } else {
-            let mut table = Output::Table {
-                error: None,
-                closed: false,
-            };
-            table.print(TABLE_HEADER);
-            table
+            let mut printer = Printer::default();
+            printer.print(TABLE_HEADER);
+            Output::Table(printer)
         }
     }
 
     fn push(&mut self, row: Row) {
         match self {
             Output::Json(rows) => rows.push(row),
-            Output::Table { .. } => self.print(&table_row(&row)),
+            Output::Table(printer) => printer.print(&table_row(&row)),
         }
     }
 
-    fn print(&mut self, text: &str) {
-        let Output::Table { error, closed } = self else {
-            return;
+    fn finish(self) -> Result<(), CliError> {
+        let mut printer = match self {
+            Output::Json(rows) => {
+                let text =
+                    serde_json::to_string_pretty(&rows).map_err(|e| CliError::Output(e.into()))?;
+                let mut printer = Printer::default();
+                printer.print(&(text + "\n"));
+                printer
+            }
+            Output::Table(printer) => printer,
         };
-        if *closed || error.is_some() {
+        printer
+            .error
+            .take()
+            .map_or(Ok(()), |e| Err(CliError::Output(e)))
+    }
+}
+
+/// Standard output, flushed after every piece; a reader that went away (a closed pipe) is
+/// not an error, it just ends the printing.
+#[derive(Default)]
+struct Printer {
+    /// The first write that failed other than by a closed pipe; later text is dropped.
+    error: Option<std::io::Error>,
+    /// The reader went away: nothing more to print.
+    closed: bool,
+}
+
+impl Printer {
+    fn print(&mut self, text: &str) {
+        if self.closed || self.error.is_some() {
             return;
         }
         let mut stdout = std::io::stdout().lock();
@@ -124,26 +142,8 @@ impl Output {
             .and_then(|()| stdout.flush())
         {
             Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => *closed = true,
-            Err(e) => *error = Some(e),
-        }
-    }
-
-    fn finish(self) -> Result<(), CliError> {
-        match self {
-            Output::Json(rows) => {
-                let text = serde_json::to_string_pretty(&rows)
-                    .map_err(|e| CliError::Output(e.into()))?
-                    + "\n";
-                let mut table = Output::Table {
-                    error: None,
-                    closed: false,
-                };
-                table.print(&text);
-                table.finish()
-            }
-            Output::Table { error: Some(e), .. } => Err(CliError::Output(e)),
-            Output::Table { .. } => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.closed = true,
+            Err(e) => self.error = Some(e),
         }
     }
 }
@@ -153,28 +153,26 @@ pub(crate) fn run_compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
     for path in &args.files {
         let (file, engine) = super::read_problem_with_answer(path)?;
         let problem = file.into_boxed().map_err(|e| CliError::invalid(path, e))?;
-        let limits = Limits {
-            pivoting_rows: args.max_pivoting_rows,
-        };
-        compare_file(path, &problem, engine.as_ref(), limits, &mut output)
-            .map_err(|e| CliError::invalid(path, e))?;
+        compare_file(
+            path,
+            &problem,
+            engine.as_ref(),
+            args.max_pivoting_rows,
+            &mut output,
+        )
+        .map_err(|e| CliError::invalid(path, e))?;
     }
     output.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a comparison may afford.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    /// See [`CompareArgs::max_pivoting_rows`].
-    pivoting_rows: usize,
-}
-
+/// Every solver's row for one problem; `max_pivoting_rows` as
+/// [`CompareArgs::max_pivoting_rows`].
 fn compare_file(
     path: &Path,
     problem: &BoxedLcp,
     engine: Option<&EngineAnswer>,
-    limits: Limits,
+    max_pivoting_rows: usize,
     rows: &mut Output,
 ) -> Result<(), LcpError> {
     let name = path.display().to_string();
@@ -222,11 +220,11 @@ fn compare_file(
         note: Some(format!(
             "{} rows, above --max-pivoting-rows {}",
             problem.len(),
-            limits.pivoting_rows
+            max_pivoting_rows
         )),
         ..row(solver.into())
     };
-    let pivoting = problem.len() <= limits.pivoting_rows;
+    let pivoting = problem.len() <= max_pivoting_rows;
     if pivoting {
         let started = Instant::now();
         let report = solve_dantzig(problem, &DantzigOptions::default(), None)?;
