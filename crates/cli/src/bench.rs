@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use stiction::math::Vec3;
 use stiction::scenes::{self, Scene};
-use stiction::{GyroscopicMode, Solver};
+use stiction::{GyroscopicMode, IterativeSettings, Solver};
 
 use crate::error::CliError;
 use crate::model::ModelArgs;
@@ -37,6 +37,11 @@ pub struct BenchArgs {
     /// Steps per scene instead of the scene's own count (for a quick look).
     #[arg(long, value_name = "N")]
     pub steps: Option<usize>,
+    /// Gauss-Seidel sweeps per step of the iterative stepper instead of its 20 (or a scene
+    /// file's own count): the accuracy knob of the work-precision curves. Its runs are then
+    /// named `iterative, N sweeps`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub sweeps: Option<u32>,
     /// Also print each run's mean time per step phase (collision, rows, solve, ...). The
     /// phases are then timed in every step, and the clock's reads (about half a
     /// microsecond a step) count in the step times.
@@ -210,6 +215,14 @@ impl Work {
 
 /// `stiction bench`.
 pub fn bench(args: BenchArgs) -> Result<std::process::ExitCode, CliError> {
+    if args.sweeps.is_some() && args.solver == BenchSolver::Exact {
+        return Err(CliError::Usage {
+            option: "--sweeps",
+            rule: "sets the iterative stepper's sweeps, and --solver exact runs no iterative \
+                   stepper"
+                .into(),
+        });
+    }
     let rows = match &args.input {
         Some(input) => file_rows(input, &args)?,
         None => {
@@ -272,7 +285,18 @@ fn file_rows(input: &std::path::Path, args: &BenchArgs) -> Result<Vec<BenchRow>,
         };
         let (_, mut built) = run::prepare_input(input, &args.model, &overrides, &output)?;
         built.world.set_time_phases(args.phases);
-        rows.push(scene_row(built, name, args.steps));
+        let name = match (args.sweeps, &built.world.settings().solver) {
+            (Some(sweeps), Solver::Iterative(settings)) => {
+                let solver = Solver::Iterative(IterativeSettings {
+                    iterations: sweeps as usize,
+                    ..*settings
+                });
+                built.world.set_solver(solver).map_err(engine_error)?;
+                sweeps_name(sweeps)
+            }
+            _ => name.to_string(),
+        };
+        rows.push(scene_row(built, &name, args.steps));
     }
     Ok(rows)
 }
@@ -336,13 +360,21 @@ fn benchmark_rows(args: &BenchArgs) -> Result<Vec<BenchRow>, CliError> {
             BenchScene::S5,
         ],
     };
-    let solvers: Vec<(&str, Solver)> = match args.solver {
-        BenchSolver::Exact => vec![("exact", Solver::exact())],
-        BenchSolver::Iterative => vec![("iterative", Solver::iterative())],
-        BenchSolver::Both => vec![
-            ("exact", Solver::exact()),
-            ("iterative", Solver::iterative()),
-        ],
+    let iterative = match args.sweeps {
+        Some(sweeps) => (
+            sweeps_name(sweeps),
+            Solver::Iterative(IterativeSettings {
+                iterations: sweeps as usize,
+                ..IterativeSettings::default()
+            }),
+        ),
+        None => ("iterative".to_string(), Solver::iterative()),
+    };
+    let exact = ("exact".to_string(), Solver::exact());
+    let solvers: Vec<(String, Solver)> = match args.solver {
+        BenchSolver::Exact => vec![exact],
+        BenchSolver::Iterative => vec![iterative],
+        BenchSolver::Both => vec![exact, iterative],
     };
     let mut rows = Vec::new();
     for scene in scenes {
@@ -393,6 +425,11 @@ fn timed(built: Result<Scene, stiction::WorldError>, phases: bool) -> Result<Sce
     let mut scene = built.map_err(engine_error)?;
     scene.world.set_time_phases(phases);
     Ok(scene)
+}
+
+/// The run name of the iterative stepper at `sweeps` sweeps a step (`--sweeps`).
+fn sweeps_name(sweeps: u32) -> String {
+    format!("iterative, {sweeps} sweeps")
 }
 
 fn engine_error(e: stiction::WorldError) -> CliError {
@@ -566,7 +603,7 @@ pub fn table(rows: &[BenchRow]) -> Vec<String> {
         let work = if r.scene.starts_with("S5") {
             "-".to_string()
         } else {
-            r.work.describe(r.variant == "iterative")
+            r.work.describe(r.variant.starts_with("iterative"))
         };
         lines.push(format!(
             "| {} | {} | {} | {} | {spread} | {} | {} |",

@@ -158,3 +158,39 @@ fn bench_counts_the_exact_steppers_fallbacks_and_worst_residual() {
         "{table}"
     );
 }
+
+/// `--sweeps N` runs the iterative stepper at N sweeps a step: S4's resting stack has 80
+/// contacts of three rows, so the velocity solve updates 240 N rows a step, and the run is
+/// named after its sweeps. With only the exact stepper asked for it is a usage error.
+#[test]
+fn bench_sweeps_sets_the_iterative_steppers_sweeps() {
+    let updates = |sweeps: &str| {
+        let stdout = success(stiction().args([
+            "bench", "--scene", "s4", "--solver", "both", "--sweeps", sweeps, "--steps", "30",
+            "--json",
+        ]));
+        let rows: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let rows = rows.as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{stdout}");
+        assert_eq!(rows[0]["variant"], "exact", "{stdout}");
+        assert_eq!(
+            rows[1]["variant"],
+            format!("iterative, {sweeps} sweeps"),
+            "{stdout}"
+        );
+        rows[1]["work"]["velocity_row_updates"].as_f64().unwrap()
+    };
+    assert_eq!(updates("3"), 3.0 * 240.0);
+    assert_eq!(updates("7"), 7.0 * 240.0);
+    let refused = common::output(stiction().args([
+        "bench", "--scene", "s4", "--solver", "exact", "--sweeps", "7",
+    ]));
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("--sweeps: sets the iterative stepper's sweeps"),
+        "{stderr}"
+    );
+    let zero = common::output(stiction().args(["bench", "--scene", "s4", "--sweeps", "0"]));
+    assert_eq!(zero.status.code(), Some(2));
+}

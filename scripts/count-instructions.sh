@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Instructions a step of one benchmark scene executes, counted by valgrind's cachegrind.
+# Unlike step times they do not move with the machine's load, so two builds can be told
+# apart by a fraction of a percent on a machine whose times wander by a third
+# (docs/performance.md#counting-instructions). They are not times: a change that trades
+# instructions for memory traffic, or the other way, still needs the benchmarks.
+#
+#   scripts/count-instructions.sh SCENE [stiction bench options...]
+#   scripts/count-instructions.sh s4 --solver iterative --sweeps 3
+#   STEPS=100 TOP=30 scripts/count-instructions.sh s1 --solver iterative --sweeps 4
+#
+# Runs `stiction bench --scene SCENE --steps N` under cachegrind twice, N = STEPS and
+# 2 STEPS (STEPS defaults to 200); the difference over STEPS is the count per step of the
+# later steps, free of start-up and scene building. Then lists the TOP (default 15)
+# functions that executed the most instructions in the longer run (inlined code counts in
+# the function it was inlined into).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ $# -lt 1 ]; then
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+fi
+scene="$1"
+shift
+steps="${STEPS:-200}"
+top="${TOP:-15}"
+case "$steps" in
+    '' | *[!0-9]* | 0) echo "error: STEPS must be a whole number above 0, not '$steps'" >&2; exit 2 ;;
+esac
+case "$top" in
+    '' | *[!0-9]*) echo "error: TOP must be a whole number, not '$top'" >&2; exit 2 ;;
+esac
+if ! command -v valgrind >/dev/null || ! command -v cg_annotate >/dev/null; then
+    echo "error: valgrind (with cachegrind and cg_annotate) is not installed; on Debian: apt-get install valgrind" >&2
+    exit 2
+fi
+cargo build --release --quiet -p stiction-cli --manifest-path "$root/Cargo.toml"
+binary="$root/target/release/stiction"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# Instructions of one run of N steps, the program's total (start-up included):
+# `count N [bench options...]`.
+count() {
+    local n="$1"
+    shift
+    local out="$work/cachegrind.$n"
+    if ! valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" \
+        "$binary" bench --scene "$scene" --steps "$n" --quiet "$@" >"$work/log.$n" 2>&1; then
+        echo "error: stiction bench --scene $scene --steps $n $* failed under valgrind:" >&2
+        tail -n 20 "$work/log.$n" >&2
+        exit 1
+    fi
+    sed -n 's/^summary: *//p' "$out"
+}
+short=$(count "$steps" "$@")
+long=$(count "$((2 * steps))" "$@")
+per_step=$(((long - short) / steps))
+printf 'scene %s, options [%s]: %s instructions a step (steps %d-%d; runs of %d and %d steps: %s and %s)\n' \
+    "$scene" "$*" "$per_step" "$((steps + 1))" "$((2 * steps))" "$steps" "$((2 * steps))" "$short" "$long"
+if [ "$top" -gt 0 ]; then
+    echo
+    echo "Functions by instructions executed in the run of $((2 * steps)) steps (share of $long):"
+    # cg_annotate lists `Ir (share) file:function` per source file; summed per function.
+    cg_annotate --auto=no "$work/cachegrind.$((2 * steps))" 2>/dev/null |
+        awk -v total="$long" '
+            /file:function/ { go = 1; next }
+            go && NF && $1 ~ /^[0-9,]+$/ {
+                ir = $1; gsub(",", "", ir)
+                name = $0; sub(/^[^)]*\) +[^:]*:/, "", name)
+                sum[name] += ir
+            }
+            END { for (f in sum) printf "%6.2f%%  %s\n", 100 * sum[f] / total, f }' |
+        sort -rn | head -n "$top"
+fi
