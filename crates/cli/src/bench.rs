@@ -39,7 +39,7 @@ pub struct BenchArgs {
     pub steps: Option<usize>,
     /// Gauss-Seidel sweeps per step of the iterative stepper instead of its 20 (or a scene
     /// file's own count): the accuracy knob of the work-precision curves. Its runs are then
-    /// named `iterative, N sweeps`.
+    /// named `iterative, N sweeps`; S5, which has no constraints, runs as without it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub sweeps: Option<u32>,
     /// Also print each run's mean time per step phase (collision, rows, solve, ...). The
@@ -291,7 +291,13 @@ fn file_rows(input: &std::path::Path, args: &BenchArgs) -> Result<Vec<BenchRow>,
                     iterations: sweeps as usize,
                     ..*settings
                 });
-                built.world.set_solver(solver).map_err(engine_error)?;
+                built
+                    .world
+                    .set_solver(solver)
+                    .map_err(|e| CliError::Usage {
+                        option: "--sweeps",
+                        rule: format!("the engine refused the setting: {e}"),
+                    })?;
                 sweeps_name(sweeps)
             }
             _ => name.to_string(),
