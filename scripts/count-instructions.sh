@@ -8,24 +8,34 @@
 #   scripts/count-instructions.sh SCENE [stiction bench options...]
 #   scripts/count-instructions.sh s4 --solver iterative --sweeps 3
 #   STEPS=100 TOP=30 scripts/count-instructions.sh s1 --solver iterative --sweeps 4
+#   CACHE=1 scripts/count-instructions.sh s1 --solver iterative --sweeps 4
 #
 # Runs `stiction bench --scene SCENE --steps N` under cachegrind twice, N = STEPS and
 # 2 STEPS (STEPS defaults to 200); the difference over STEPS is the count per step of the
 # later steps, free of start-up and scene building. Then lists the TOP (default 15)
 # functions that executed the most instructions in the longer run (inlined code counts in
-# the function it was inlined into).
+# the function it was inlined into). With CACHE=1 cachegrind also simulates the caches, a
+# 2 MB last level standing for one core's second-level cache, and the misses a step of
+# the first level (data) and of that level are printed: a deterministic proxy for memory
+# traffic, about ten times slower to run, and only a proxy (docs/performance.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 1 ]; then
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    # The comment block above is the usage.
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
     exit 2
 fi
 scene="$1"
 shift
 steps="${STEPS:-200}"
 top="${TOP:-15}"
+cache="${CACHE:-0}"
 case "$steps" in
     '' | *[!0-9]* | 0) echo "error: STEPS must be a whole number above 0, not '$steps'" >&2; exit 2 ;;
+esac
+case "$cache" in
+    0 | 1) ;;
+    *) echo "error: CACHE must be 0 or 1, not '$cache'" >&2; exit 2 ;;
 esac
 case "$top" in
     '' | *[!0-9]*) echo "error: TOP must be a whole number, not '$top'" >&2; exit 2 ;;
@@ -45,7 +55,11 @@ count() {
     local n="$1"
     shift
     local out="$work/cachegrind.$n"
-    if ! valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" \
+    local simulate=(--cache-sim=no)
+    if [ "$cache" = 1 ]; then
+        simulate=(--cache-sim=yes --LL=2097152,16,64)
+    fi
+    if ! valgrind --tool=cachegrind "${simulate[@]}" --cachegrind-out-file="$out" \
         "$binary" bench --scene "$scene" --steps "$n" --quiet "$@" >"$work/log.$n" 2>&1; then
         echo "error: stiction bench --scene $scene --steps $n $* failed under valgrind:" >&2
         tail -n 20 "$work/log.$n" >&2
@@ -53,11 +67,21 @@ count() {
     fi
     sed -n 's/^summary: *//p' "$out"
 }
+# Column `k` (1: instructions; with CACHE=1 the events are Ir I1mr ILmr Dr D1mr DLmr Dw
+# D1mw DLmw) of a summary line.
+column() { echo "$1" | awk -v k="$2" '{ print $k }'; }
 short=$(count "$steps" "$@")
 long=$(count "$((2 * steps))" "$@")
-per_step=$(((long - short) / steps))
+per_step() { echo $((($(column "$long" "$1") - $(column "$short" "$1")) / steps)); }
 printf 'scene %s, options [%s]: %s instructions a step (steps %d-%d; runs of %d and %d steps: %s and %s)\n' \
-    "$scene" "$*" "$per_step" "$((steps + 1))" "$((2 * steps))" "$steps" "$((2 * steps))" "$short" "$long"
+    "$scene" "$*" "$(per_step 1)" "$((steps + 1))" "$((2 * steps))" "$steps" "$((2 * steps))" \
+    "$(column "$short" 1)" "$(column "$long" 1)"
+if [ "$cache" = 1 ]; then
+    d1=$(($(per_step 5) + $(per_step 8)))
+    ll=$(($(per_step 6) + $(per_step 9)))
+    printf 'data misses a step: first level %s, 2 MB last level %s (reads and writes)\n' "$d1" "$ll"
+fi
+long=$(column "$long" 1)
 if [ "$top" -gt 0 ]; then
     echo
     echo "Functions by instructions executed in the run of $((2 * steps)) steps (share of $long):"
