@@ -81,13 +81,13 @@ if [ "$cache" = 1 ]; then
     ll=$(($(per_step 6) + $(per_step 9)))
     printf 'data misses a step: first level %s, 2 MB last level %s (reads and writes)\n' "$d1" "$ll"
 fi
-long=$(column "$long" 1)
 if [ "$top" -gt 0 ]; then
+    total=$(column "$long" 1)
     echo
-    echo "Functions by instructions executed in the run of $((2 * steps)) steps (share of $long):"
+    echo "Functions by instructions executed in the run of $((2 * steps)) steps (share of $total):"
     # cg_annotate lists `Ir (share) file:function` per source file; summed per function.
     cg_annotate --auto=no "$work/cachegrind.$((2 * steps))" 2>/dev/null |
-        awk -v total="$long" '
+        awk -v total="$total" '
             /file:function/ { go = 1; next }
             go && NF && $1 ~ /^[0-9,]+$/ {
                 ir = $1; gsub(",", "", ir)

@@ -287,10 +287,7 @@ fn file_rows(input: &std::path::Path, args: &BenchArgs) -> Result<Vec<BenchRow>,
         built.world.set_time_phases(args.phases);
         let name = match (args.sweeps, &built.world.settings().solver) {
             (Some(sweeps), Solver::Iterative(settings)) => {
-                let solver = Solver::Iterative(IterativeSettings {
-                    iterations: sweeps as usize,
-                    ..*settings
-                });
+                let (name, solver) = at_sweeps(*settings, sweeps);
                 built
                     .world
                     .set_solver(solver)
@@ -298,7 +295,7 @@ fn file_rows(input: &std::path::Path, args: &BenchArgs) -> Result<Vec<BenchRow>,
                         option: "--sweeps",
                         rule: format!("the engine refused the setting: {e}"),
                     })?;
-                sweeps_name(sweeps)
+                name
             }
             _ => name.to_string(),
         };
@@ -367,13 +364,7 @@ fn benchmark_rows(args: &BenchArgs) -> Result<Vec<BenchRow>, CliError> {
         ],
     };
     let iterative = match args.sweeps {
-        Some(sweeps) => (
-            sweeps_name(sweeps),
-            Solver::Iterative(IterativeSettings {
-                iterations: sweeps as usize,
-                ..IterativeSettings::default()
-            }),
-        ),
+        Some(sweeps) => at_sweeps(IterativeSettings::default(), sweeps),
         None => ("iterative".to_string(), Solver::iterative()),
     };
     let exact = ("exact".to_string(), Solver::exact());
@@ -433,9 +424,14 @@ fn timed(built: Result<Scene, stiction::WorldError>, phases: bool) -> Result<Sce
     Ok(scene)
 }
 
-/// The run name of the iterative stepper at `sweeps` sweeps a step (`--sweeps`).
-fn sweeps_name(sweeps: u32) -> String {
-    format!("iterative, {sweeps} sweeps")
+/// The iterative stepper of `settings` at `sweeps` sweeps a step (`--sweeps`), with the
+/// name of its runs.
+fn at_sweeps(settings: IterativeSettings, sweeps: u32) -> (String, Solver) {
+    let solver = Solver::Iterative(IterativeSettings {
+        iterations: sweeps as usize,
+        ..settings
+    });
+    (format!("iterative, {sweeps} sweeps"), solver)
 }
 
 fn engine_error(e: stiction::WorldError) -> CliError {
