@@ -15,7 +15,7 @@ import tempfile
 
 # Bottom to top. Modules on one line share a layer and may not import each other.
 LAYERS = [
-    ["math"],
+    ["math", "avx2"],
     ["handles"],
     ["error"],
     ["body", "diagnostics"],

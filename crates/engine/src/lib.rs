@@ -51,6 +51,7 @@
 #![warn(missing_docs)]
 
 // Layers, bottom to top (scripts/check-layers.py enforces that imports point down).
+mod avx2;
 mod batch;
 mod body;
 mod collision;

@@ -42,6 +42,7 @@ pub fn outer(a: Vec3, b: Vec3) -> Mat3 {
 /// the short way, `sum_k d_k c_k c_k^T` over `R`'s columns `c_k` (the six distinct entries
 /// of a symmetric result, a third of the two products' multiplications). Each body's
 /// inverse inertia is rotated every step and every post-stabilisation pass.
+#[inline(always)]
 pub fn rotate_tensor(rotation: Quat, tensor: Mat3) -> Mat3 {
     let [a, b, c] = [tensor.x_axis, tensor.y_axis, tensor.z_axis];
     let diagonal = [a.y, a.z, b.x, b.z, c.x, c.y].iter().all(|&v| v == 0.0);

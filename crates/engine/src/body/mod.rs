@@ -111,6 +111,7 @@ impl RigidBody {
     }
 
     /// World-frame inverse inertia `R I0^-1 R^T`: zero for kinematic and static bodies.
+    #[inline(always)]
     pub fn inverse_inertia_world(&self) -> Mat3 {
         rotate_tensor(self.orientation, self.inverse_inertia_body)
     }

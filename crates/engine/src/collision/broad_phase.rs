@@ -110,6 +110,7 @@ impl BroadPhase {
 
     /// Updates the tree with this step's proxies (indexed by collider slot) and finds the
     /// pairs whose boxes overlap (or whose box reaches a half-space within `prediction`).
+    #[inline(always)]
     pub(crate) fn update(&mut self, proxies: &[Proxy], prediction: f64) {
         let n = proxies.len();
         self.in_tree.resize(n.max(self.in_tree.len()), false);

@@ -126,6 +126,7 @@ impl Collider {
     /// (identity for world geometry): the collider's local pose and, for shapes parry builds
     /// along y (cylinders, cones, heightfields), the turn onto the collider's z axis. Pass
     /// it to parry's queries to test [`Self::shape`] where the engine sees it.
+    #[inline(always)]
     pub fn shape_pose(&self, body: &Pose) -> ParryPose {
         let rotation = body.orientation * self.local_pose.orientation * self.shape_frame;
         ParryPose::from_parts(body.transform_point(self.local_pose.position), rotation)

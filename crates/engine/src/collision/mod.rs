@@ -123,6 +123,7 @@ fn prefetch_manifolds(next: Option<&PairState>, after: Option<&PairState>) {
 /// Finds the candidate pairs of this step (broad phase) from the bodies' `activity`, whose
 /// body pairs ([`CollisionPipeline::body_pairs`]) the sleep stage reads to wake what awake
 /// bodies reach before [`compute_contacts`].
+#[inline(always)]
 pub(crate) fn find_pairs(
     pipeline: &mut CollisionPipeline,
     colliders: &Arena<Collider, ColliderHandle>,
@@ -170,10 +171,23 @@ fn swept_box(body: &RigidBody, aabb: Aabb, motion: StepMotion) -> (Aabb, f64) {
     (swept, travel.length() + turning)
 }
 
-/// Computes the contact points of the candidate pairs into `pipeline.points` (narrow
-/// phase, contact hook) and orders them from the highest pair down along `gravity`. Fails
-/// only if the hook leaves an invalid value.
-pub(crate) fn compute_contacts(
+crate::avx2::compiled_for_avx2! {
+    /// Computes the contact points of the candidate pairs into `pipeline.points` (narrow
+    /// phase, contact hook) and orders them from the highest pair down along `gravity`.
+    /// Fails only if the hook leaves an invalid value.
+    pub(crate) fn compute_contacts(
+        pipeline: &mut CollisionPipeline,
+        colliders: &Arena<Collider, ColliderHandle>,
+        activity: &[Activity],
+        hook: &HookSlot,
+        settings: &ContactSettings,
+        gravity: Vec3,
+    ) -> Result<(), WorldError> => contacts_of_pairs
+}
+
+/// [`compute_contacts`]'s work, inlined into its two copies.
+#[inline(always)]
+fn contacts_of_pairs(
     pipeline: &mut CollisionPipeline,
     colliders: &Arena<Collider, ColliderHandle>,
     activity: &[Activity],
@@ -424,6 +438,7 @@ fn pair_runs(points: &[ContactPoint]) -> impl Iterator<Item = Range<usize>> + '_
 impl CollisionPipeline {
     /// Steps 1 and 2: poses, broad phase, filtered candidate pairs (also as body slots in
     /// [`Self::body_pairs`]).
+    #[inline(always)]
     pub(crate) fn broad_phase(
         &mut self,
         colliders: &Arena<Collider, ColliderHandle>,
@@ -513,6 +528,7 @@ impl CollisionPipeline {
     /// the hook. `activity` must already include this step's wake-ups. Fails only if the
     /// hook leaves an invalid value.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(crate) fn narrow_phase(
         &mut self,
         colliders: &Arena<Collider, ColliderHandle>,
@@ -730,6 +746,7 @@ impl CollisionPipeline {
     /// [`crate::contact::rows::read_forces`]), for a step of `h` seconds: each pair's
     /// points summed ([`summarize`]); a pair kept because its bodies all sleep keeps its
     /// entry of `previous` (the last committed touching pairs), with zero impulses.
+    #[inline(always)]
     pub(crate) fn touching_pairs(&mut self, h: f64, previous: &[ContactPair]) {
         self.touching.clear();
         let points = &self.points;
@@ -800,6 +817,7 @@ impl CollisionPipeline {
     /// order, so in one sweep the weight of a stack travels from its top to the ground; in
     /// the pair order (the ground's contacts first) it would climb down one contact per
     /// sweep.
+    #[inline(always)]
     fn order_by_height(&mut self, gravity: Vec3) {
         // One height per pair (the mean of its points), so the points of one patch keep
         // parry's order: ordering them by their own heights would shuffle them with every
@@ -853,6 +871,7 @@ impl CollisionPipeline {
     /// by pair (the pairs' states and manifolds in the order they are stored, rather than
     /// in the points' height order, whose scattered accesses wait on memory). The points
     /// are in pair order.
+    #[inline(always)]
     pub(crate) fn remember(&mut self) {
         for run in pair_runs(&self.points) {
             let points = &self.points[run];

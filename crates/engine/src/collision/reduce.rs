@@ -22,6 +22,7 @@ const TIE: f64 = 1e-6;
 /// Writes into `keep` the indices of at most [`MAX_POINTS`] of `points` (witness points in
 /// collider A's frame, `normal` the manifold normal in that frame) and returns how many.
 /// All points are kept, in order, when there are no more than [`MAX_POINTS`].
+#[inline(always)]
 pub(crate) fn select(points: &[Vec3], normal: Vec3, keep: &mut [usize; MAX_POINTS]) -> usize {
     let n = points.len();
     if n <= MAX_POINTS {

@@ -306,7 +306,7 @@ impl ContactPoint {
 impl ContactPoint {
     /// The velocity of B's contact point relative to A's, from per-slot velocities and
     /// poses (the normal part is the closing rate: negative while approaching).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn relative_velocity(&self, velocities: &[Pair], poses: &[Pose]) -> Vec3 {
         let at = |slot: u32, p: Vec3| {
             let slot = slot as usize;

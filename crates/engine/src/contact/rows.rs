@@ -117,10 +117,9 @@ impl PositionalContact {
         }
     }
 
-    /// The witness points and normal moved with the bodies to `pose_a`, `pose_b`.
-    #[inline]
     /// The contact's one-sided normal row at `poses` (indexed by slot), as
     /// [`write_positional_rows`] writes it.
+    #[inline(always)]
     pub(crate) fn positional_row(&self, poses: &[Pose]) -> Row {
         let [a, b] = self.slots;
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
@@ -133,6 +132,8 @@ impl PositionalContact {
         row
     }
 
+    /// The witness points and normal moved with the bodies to `pose_a`, `pose_b`.
+    #[inline]
     fn frame(&self, pose_a: Pose, pose_b: Pose) -> ([Vec3; 2], Vec3) {
         (
             [
@@ -145,6 +146,7 @@ impl PositionalContact {
 
     /// The position error `C` of the positional normal row at `poses` (negative:
     /// penetrating), exactly as [`write_positional_rows`] writes it, slop included.
+    #[inline(always)]
     pub(crate) fn error(&self, poses: &[Pose]) -> f64 {
         let [a, b] = self.slots.map(|s| s as usize);
         let (anchors, normal) = self.frame(poses[a], poses[b]);
@@ -155,6 +157,7 @@ impl PositionalContact {
 /// Appends the one-sided normal row of every contact of `contacts` at `poses` (solver
 /// slots), taken in `order` (as [`write_rows`]), the witness points moving with the bodies:
 /// post-stabilisation's rows.
+#[inline(always)]
 pub(crate) fn write_positional_rows(
     contacts: &[PositionalContact],
     order: &[u32],
@@ -176,6 +179,7 @@ pub(crate) fn write_positional_rows(
 
 /// Frames and restitution of every point from the predicted velocities `predicted` and
 /// the step-start poses `poses` (both indexed by solver slot).
+#[inline(always)]
 pub(crate) fn prepare(
     points: &mut [ContactPoint],
     predicted: &[Pair],
@@ -223,6 +227,7 @@ pub(crate) fn prepare(
 /// to B (at least [`BEARING`] of it) carries B's load down to A, and conversely. Each
 /// body's load is its weight plus what its upper contacts bring, shared equally among the
 /// points that support it. Only a start: the solver corrects it.
+#[inline(always)]
 pub(crate) fn estimate_loads(
     points: &mut [ContactPoint],
     order: &[u32],
@@ -276,6 +281,7 @@ pub(crate) fn estimate_loads(
 /// The shapes ([`RowShapes`]) of the rows [`write_rows`] writes for `points` in `order` under
 /// `model`, numbered from producer row `first`: each point's normal row, bounded, then its
 /// friction rows (if it has friction) pointing at it.
+#[inline(always)]
 pub(crate) fn write_shapes(
     points: &[ContactPoint],
     order: &[u32],
@@ -332,6 +338,7 @@ pub(crate) enum RowPlacement<'a> {
 /// they are written rather than in another pass over the rows; `false` may also mean a
 /// finite row whose Jacobian entries sum beyond `f64::MAX` (`RowStorage::all_finite`).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn write_rows(
     points: &mut [ContactPoint],
     order: &[u32],
@@ -508,6 +515,7 @@ fn pushes_through_centres(jacobian: &JacobianRow, slots: [u32; 2], dynamic: &[bo
 /// Reads each point's forces from the solved rows (by producer row), fills `contacts` with
 /// the report (points in `order`), adds each point's force and torque to `wrenches` (by
 /// solver slot), and updates the points' memories.
+#[inline(always)]
 pub(crate) fn read_forces(
     points: &mut [ContactPoint],
     order: &[u32],
@@ -524,10 +532,12 @@ pub(crate) fn read_forces(
         let normal_force = solved.lambda(point.normal_row);
         let [t1, t2] = point.tangents;
         let n = point.candidate.geometry.normal;
-        let friction: Vec3 = friction_directions(model, t1, t2)
-            .zip(point.friction_rows.clone())
-            .map(|(d, r)| d * solved.lambda(r))
-            .sum();
+        // A loop rather than `sum`, whose fold the compiler kept out of line in its
+        // baseline copy (docs/performance.md#the-step-compiled-for-avx2); the same sum.
+        let mut friction = Vec3::ZERO;
+        for (d, r) in friction_directions(model, t1, t2).zip(point.friction_rows.clone()) {
+            friction += d * solved.lambda(r);
+        }
         let force = n * normal_force + friction;
         let memory = &mut point.memory;
         memory.normal = normal_force;

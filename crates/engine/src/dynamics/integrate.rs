@@ -27,6 +27,7 @@ pub struct FreeStepReport {
 }
 
 /// Advances a unit quaternion by the world angular velocity `w` (rad/s) over `h` (s).
+#[inline(always)]
 pub fn integrate_orientation(
     orientation: Quat,
     w: Vec3,

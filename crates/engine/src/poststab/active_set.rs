@@ -83,6 +83,7 @@ impl ActiveSet {
     /// slot; the island's entries must be zero on entry) when the set settles. `margin`
     /// (> 0, in the rows' units) is how far a left-out row's linearised error may violate
     /// its bound; `budget` bounds the multiply-adds of one factorisation.
+    #[inline(always)]
     pub(super) fn solve(
         &mut self,
         island: &Island,
@@ -140,6 +141,7 @@ impl ActiveSet {
 
     /// Lists the set's rows, sizes their envelope and factors `A_SS`; `None` (nothing
     /// factored) if the factorisation would exceed `budget` multiply-adds.
+    #[inline(always)]
     fn factor(&mut self, island: &Island, budget: usize) -> Option<()> {
         self.members.clear();
         self.members
@@ -163,6 +165,7 @@ impl ActiveSet {
     /// Drops set rows whose `mu` has the wrong sign and adds left-out rows whose linearised
     /// error `C + (A mu)` violates their bound by more than `margin`. Returns whether the
     /// set changed.
+    #[inline(always)]
     fn update_set(&mut self, island: &Island, cache: &[Pair], margin: f64) -> bool {
         let Island { rows, range, .. } = island;
         let mut changed = false;
@@ -199,6 +202,7 @@ impl ActiveSet {
     }
 
     /// Zeroes the multipliers of wrong sign (a feasible warm start for Gauss-Seidel).
+    #[inline(always)]
     fn clamp(&mut self, island: &Island) {
         let Island { rows, range, .. } = island;
         for (i, mu) in self.mu.iter_mut().enumerate() {

@@ -233,8 +233,8 @@ impl PostStabilizer {
         let mut shared = shared;
         shared.exchange(self);
         std::mem::swap(&mut self.positional, positional);
-        let result = self.project(
-            joints, points, contacts, order, hot, softness, settings, stats,
+        let result = project_passes(
+            self, joints, points, contacts, order, hot, softness, settings, stats,
         );
         std::mem::swap(&mut self.positional, positional);
         shared.exchange(self);
@@ -243,6 +243,7 @@ impl PostStabilizer {
 
     /// [`Self::run`] with its buffers in place.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn project(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
@@ -358,6 +359,7 @@ impl PostStabilizer {
     /// `MAX_HALVINGS` times; then it keeps its poses and, after a Newton step, stalls).
     /// Returns whether any island was halved.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn line_search(
         &mut self,
         islands: usize,
@@ -418,6 +420,7 @@ impl PostStabilizer {
     /// A bilateral row violates by `|C|`; a one-sided row only on its forbidden side (a
     /// contact whose force can only push, `lambda >= 0`, by `max(-C, 0)`: separation is not
     /// an error).
+    #[inline(always)]
     fn measure(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
@@ -464,6 +467,7 @@ impl PostStabilizer {
     /// bounds; else it falls back to the full measure): reads only the rows' errors at
     /// `hot.next_pose`, keeping the Jacobians and mass products of the last full measure
     /// for a chord step.
+    #[inline(always)]
     fn measure_errors(
         &mut self,
         joints: &Arena<Joint, JointHandle>,
@@ -533,6 +537,7 @@ impl PostStabilizer {
     /// full measure does not rewrite, if a joint has no fixed row structure
     /// ([`crate::joint::JointRows::fixed_point`]), so that a Newton pass need not re-write
     /// and gather every raw row (docs/performance.md#point-joint-fast-path).
+    #[inline(always)]
     fn refresh_jacobians(&mut self, points: &PointJoints, hot: &HotBodies) -> bool {
         if !self.rewrite_joint_rows(points, hot, false) {
             return false;
@@ -556,6 +561,7 @@ impl PostStabilizer {
     /// Jacobians and errors at `hot.next_pose`, and assesses them. Returns `false`, having
     /// changed nothing the full measure does not rewrite, otherwise. A chain's step then
     /// re-writes no raw rows and gathers no islands before its first pass.
+    #[inline(always)]
     fn reuse_structure(
         &mut self,
         points: &PointJoints,
@@ -584,6 +590,7 @@ impl PostStabilizer {
     /// the full measure rewrites. Rows in producer order (a chain) are written in place:
     /// staged in `staged` and copied, they would cost two more passes over a chain's rows
     /// and a buffer more in the working set (docs/performance.md#point-joint-fast-path).
+    #[inline(always)]
     fn rewrite_joint_rows(
         &mut self,
         points: &PointJoints,
@@ -611,11 +618,13 @@ impl PostStabilizer {
 
     /// Every post-stabilised joint's full rows at `hot.next_pose` into `self.staged`
     /// and their bodies into `self.fixed_bodies`, if all have a fixed row structure.
+    #[inline(always)]
     fn push_joint_rows(&mut self, points: &PointJoints, hot: &HotBodies) -> bool {
         points.push_stabilized_rows(&hot.next_pose, &mut self.staged, &mut self.fixed_bodies)
     }
 
     /// Copies `self.staged` (raw joint rows) into the sorted rows' Jacobians and errors.
+    #[inline(always)]
     fn write_joint_jacobians(&mut self) {
         for (raw, (jacobian, error)) in self.staged.iter().enumerate() {
             if let Some(i) = self.islands.sorted_position(raw) {
@@ -628,6 +637,7 @@ impl PostStabilizer {
     /// Each island's largest violation and sum of squared violations from the rows'
     /// errors, and whether a row violates by more than its tolerance (see
     /// [`Self::measure`]).
+    #[inline(always)]
     fn assess(&mut self, tolerance: f64) -> Result<(), WorldError> {
         let first_contact = self.first_contact;
         self.largest.clear();
@@ -676,6 +686,7 @@ impl PostStabilizer {
 
     /// `M^-1 J^T` of every row at the current poses, in the step's projection metric
     /// ([`Self::weigh_inertia`]).
+    #[inline(always)]
     fn compute_mass(&mut self, hot: &HotBodies, weight: f64) {
         if !self.metric_current {
             self.weigh_inertia(hot, weight);
@@ -692,6 +703,7 @@ impl PostStabilizer {
     /// errors is the smallest. Taken at the step's start rather than at each pass's poses
     /// (a turn of at most a few hundredths of a radian away), it is one per step, not a
     /// tensor rotation per body and Newton pass (docs/performance.md#hot-per-body-arrays).
+    #[inline(always)]
     fn weigh_inertia(&mut self, hot: &HotBodies, weight: f64) {
         self.inverse_inertia.clear();
         let touching = &self.touching;
@@ -715,6 +727,7 @@ impl PostStabilizer {
 
     /// The Newton displacement of island `k` into `self.step`, capped at
     /// `max_correction` per body, and the island's poses saved.
+    #[inline(always)]
     fn newton_step(
         &mut self,
         k: usize,
@@ -753,6 +766,7 @@ impl PostStabilizer {
     }
 
     /// Sets island `k`'s poses to the saved ones moved by its step times its fraction.
+    #[inline(always)]
     fn displace(&mut self, k: usize, hot: &mut HotBodies) {
         let t = self.fraction[k];
         for &s in self.islands.bodies(k) {
@@ -768,6 +782,7 @@ impl PostStabilizer {
     /// Solves island `k` with the envelope factorisation and leaves `M^-1 J^T mu` in
     /// `hot.cache`; with `chord`, by the island's kept factorisation (`self.factored[k]`
     /// must hold), else by a fresh one, which is then kept.
+    #[inline(always)]
     fn direct(&mut self, k: usize, hot: &mut HotBodies, chord: bool) {
         let range = self.islands.rows(k);
         let start = range.start;
@@ -792,6 +807,7 @@ impl PostStabilizer {
     }
 
     /// Builds and factors island `k`'s `J M^-1 J^T` into `self.skylines[k]`.
+    #[inline(always)]
     fn factor_direct(&mut self, k: usize, hot: &HotBodies) {
         let start = self.islands.rows(k).start;
         let rows = EnvelopeRows {
@@ -822,6 +838,7 @@ impl PostStabilizer {
     /// ([`active_set`]) and leaves `M^-1 J^T mu` in `hot.cache`; islands whose
     /// factorisation would cost more than [`DIRECT_WORK_PER_ROW`] per row, or whose set
     /// does not settle, go to Gauss-Seidel (the latter warm-started).
+    #[inline(always)]
     fn one_sided_direct(
         &mut self,
         k: usize,
@@ -854,6 +871,7 @@ impl PostStabilizer {
     /// Solves island `k` by projected Gauss-Seidel (one-sided rows keep their sign) and
     /// leaves `M^-1 J^T mu` in `hot.cache`; with `warm`, starts from `self.mu` (one entry
     /// per island row), else from zero.
+    #[inline(always)]
     fn iterative(
         &mut self,
         k: usize,
@@ -951,6 +969,7 @@ impl PostStabilizer {
 
     /// Stores each contact's multiplier of the first pass (or the one it remembered, if
     /// its island was solved otherwise) for the next step's first pass.
+    #[inline(always)]
     fn remember(&self, contacts: &mut [ContactPoint]) {
         for (&raw, &mu) in self.islands.origin[..self.rows.len()]
             .iter()
@@ -963,6 +982,21 @@ impl PostStabilizer {
             }
         }
     }
+}
+
+crate::avx2::compiled_for_avx2! {
+    /// [`PostStabilizer::project`] in its two copies.
+    fn project_passes(
+        stabilizer: &mut PostStabilizer,
+        joints: &Arena<Joint, JointHandle>,
+        points: &PointJoints,
+        contacts: &mut [ContactPoint],
+        order: &[u32],
+        hot: &mut HotBodies,
+        softness: Softness,
+        settings: &PostStabilization,
+        stats: &mut PostStabilizationStats,
+    ) -> Result<(), WorldError> => PostStabilizer::project
 }
 
 /// Appends the rows of the joints with post-stabilisation on at `hot.next_pose`, in the
@@ -994,6 +1028,7 @@ fn write_joints(
 /// of them touch a dynamic body (the rows a measure would write), if every one is within
 /// its tolerance in [`PostStabilizer::measure`] (so a full measure would find nothing to
 /// do) and finite; `None` otherwise.
+#[inline(always)]
 fn contacts_within_tolerance(
     contacts: &[PositionalContact],
     hot: &HotBodies,

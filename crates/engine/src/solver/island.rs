@@ -169,6 +169,7 @@ impl Islands {
     /// ([`Self::place_written`], [`Self::positions`]) instead of into producer order and
     /// then copied (docs/performance.md#rows-written-in-island-order). Takes `shapes`'
     /// contents (it is left holding stale ones).
+    #[inline(always)]
     pub(crate) fn plan(&mut self, shapes: &mut RowShapes, dynamic: &[bool]) {
         let options = (self.group_contacts, self.interleave);
         self.reused = self.last.same_context(dynamic, options) && self.last.shapes == *shapes;

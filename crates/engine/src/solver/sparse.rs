@@ -34,22 +34,51 @@ impl RowMass {
         inverse_mass: &[f64],
         inverse_inertia: &[Mat3],
     ) {
-        // One pass writing both arrays over zipped slices (no capacity check per row, and
-        // each Jacobian read once: S1's rows are 0.7 MB, beyond the level-2 cache).
         let n = rows.len();
         self.imj.resize(n, [Vec3::ZERO; 4]);
         self.diagonal.resize(n, 0.0);
-        let outputs = self.imj.iter_mut().zip(self.diagonal.iter_mut());
-        for ((j, &[a, b]), (imj, diagonal)) in rows.jacobian.iter().zip(&rows.bodies).zip(outputs) {
-            let (a, b) = (a as usize, b as usize);
-            *imj = [
-                j.linear_a * inverse_mass[a],
-                inverse_inertia[a] * j.angular_a,
-                j.linear_b * inverse_mass[b],
-                inverse_inertia[b] * j.angular_b,
-            ];
-            *diagonal = dot4(j, imj);
-        }
+        row_mass(
+            rows,
+            inverse_mass,
+            inverse_inertia,
+            &mut self.imj,
+            &mut self.diagonal,
+        );
+    }
+}
+
+crate::avx2::compiled_for_avx2! {
+    /// [`RowMass::compute`]'s products into `imj` and `diagonal` (sized to the rows).
+    fn row_mass(
+        rows: &RowStorage,
+        inverse_mass: &[f64],
+        inverse_inertia: &[Mat3],
+        imj: &mut [[Vec3; 4]],
+        diagonal: &mut [f64],
+    ) -> () => row_mass_here
+}
+
+/// [`row_mass`]'s work, inlined into its two copies.
+#[inline(always)]
+fn row_mass_here(
+    rows: &RowStorage,
+    inverse_mass: &[f64],
+    inverse_inertia: &[Mat3],
+    imj: &mut [[Vec3; 4]],
+    diagonal: &mut [f64],
+) {
+    // One pass writing both arrays over zipped slices (no capacity check per row, and
+    // each Jacobian read once: S1's rows are 0.7 MB, beyond the level-2 cache).
+    let outputs = imj.iter_mut().zip(diagonal.iter_mut());
+    for ((j, &[a, b]), (imj, diagonal)) in rows.jacobian.iter().zip(&rows.bodies).zip(outputs) {
+        let (a, b) = (a as usize, b as usize);
+        *imj = [
+            j.linear_a * inverse_mass[a],
+            inverse_inertia[a] * j.angular_a,
+            j.linear_b * inverse_mass[b],
+            inverse_inertia[b] * j.angular_b,
+        ];
+        *diagonal = dot4(j, imj);
     }
 }
 
@@ -185,6 +214,7 @@ struct LaneUnits<const ROWS: usize> {
 impl<const ROWS: usize> LaneUnits<ROWS> {
     /// Lays out the batches whose units start at the rows `batches` of `op`, with the
     /// bodies' inverse masses `inverse_mass` (by slot) and the rows' forces `x`.
+    #[inline(always)]
     fn lay_out(
         &mut self,
         op: &SparseOperator,
@@ -468,6 +498,7 @@ impl RowOperator for SparseOperator<'_> {
 }
 
 impl BatchedRowOperator for SparseOperator<'_> {
+    #[inline(always)]
     fn block_couplings(&self, i: usize) -> Option<[f64; 3]> {
         let [a, b] = self.bodies[i];
         let same = a != b && self.bodies[i + 1] == [a, b] && self.bodies[i + 2] == [a, b];
@@ -480,10 +511,12 @@ impl BatchedRowOperator for SparseOperator<'_> {
         }
         // Rows on the same two bodies (every contact block): each coupling is one
         // 12-entry product, without `coupling`'s search for shared bodies.
-        let entry = |row: usize, column: usize| {
-            lane_dot(&flat(&self.jacobian[row]), &flat4(&self.imj[column]))
-        };
-        Some([entry(i + 1, i), entry(i + 2, i), entry(i + 2, i + 1)])
+        let (j, m) = (&self.jacobian, &self.imj);
+        Some([
+            lane_dot(&flat(&j[i + 1]), &flat4(&m[i])),
+            lane_dot(&flat(&j[i + 2]), &flat4(&m[i])),
+            lane_dot(&flat(&j[i + 2]), &flat4(&m[i + 1])),
+        ])
     }
 
     // A contact's three rows share their bodies: their accumulators are read once, and the
@@ -556,6 +589,7 @@ impl BatchedRowOperator for SparseOperator<'_> {
             && self.compact(k, 3)
     }
 
+    #[inline(always)]
     fn prepare_batches(&mut self, heads: &[[u32; 4]], x: &[f64]) {
         if let Some((lanes, dynamic, inverse_mass)) = self.batches.take() {
             lanes.blocks.lay_out(self, inverse_mass, heads, x);
@@ -569,6 +603,7 @@ impl BatchedRowOperator for SparseOperator<'_> {
         }
     }
 
+    #[inline(always)]
     fn finish_batches(&mut self, x: &mut [f64]) {
         // Lanes laid out by another island's operator hold that island's forces.
         if let (true, Some((lanes, _, _))) = (self.laid_out, &self.batches) {
@@ -653,6 +688,7 @@ impl BatchedRowOperator for RowByRow<'_, '_> {}
 /// the scaling of [`stiction_lcp::boxed_residual`] (`|A|_max` taken as the largest diagonal,
 /// which bounds it for a positive semi-definite `A`). The slack comes from the operator's
 /// cache, so the `equation` part is zero by construction.
+#[inline(always)]
 pub(crate) fn sparse_residual(
     op: &SparseOperator,
     b: &[f64],
@@ -751,6 +787,7 @@ struct ResidualTerms<'r> {
 impl<'r> ResidualTerms<'r> {
     /// Reads the scales: the largest force or finite bound, and the largest of `|b|` and
     /// `max_diagonal |x|`.
+    #[inline(always)]
     fn new(
         max_diagonal: f64,
         b: &[f64],

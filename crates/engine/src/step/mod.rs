@@ -199,8 +199,14 @@ pub(crate) fn step(mut w: StepState<'_>, h: f64) -> Result<(), WorldError> {
     result
 }
 
-/// The stage list. Every stage before [`commit`] writes only scratch buffers.
-fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
+crate::avx2::compiled_for_avx2! {
+    /// The stage list. Every stage before [`commit`] writes only scratch buffers.
+    fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> => stages
+}
+
+/// [`run_stages`]'s work, inlined into its two copies.
+#[inline(always)]
+fn stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     if !(h.is_finite() && h > 0.0) {
         return Err(WorldError::InvalidTimeStep { h });
     }
@@ -256,6 +262,7 @@ fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
 
 /// Stage 0: sleep classification, broad phase, waking what awake bodies reach, narrow
 /// phase and the contact hook.
+#[inline(always)]
 fn detect_collisions(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     let sleeping = w.settings.sleep.enabled;
     let contacts = &w.settings.contacts;
@@ -291,6 +298,7 @@ fn detect_collisions(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
 
 /// Stage 2: the contacts' frames and impacts, then the joints' rows (with their warm
 /// starts and curvature targets) into the raw storage in producer order.
+#[inline(always)]
 fn write_joint_rows(w: &mut StepState<'_>, h: f64) {
     let (settings, s) = (w.settings, &mut *w.scratch);
     // Contact frames and restitution first: sequential impacts change the velocities the
@@ -350,6 +358,7 @@ fn write_joint_rows(w: &mut StepState<'_>, h: f64) {
 /// Stage 4: every contact point's normal and friction rows, written where the islands
 /// put them (or after the joints' in producer order, for rows already in island order,
 /// which are then lent to the solve), and the check that every row is finite.
+#[inline(always)]
 fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
     let (settings, s) = (w.settings, &mut *w.scratch);
     let points = &mut w.collision.points;
@@ -414,6 +423,7 @@ fn projects_contacts(settings: &WorldSettings) -> bool {
 /// Stage 3: islands of bodies connected by rows, found from the joints' rows and the
 /// contacts' shapes before the contacts' rows are written, and the joints' rows copied
 /// into island order (unless every row already is in it).
+#[inline(always)]
 fn build_islands(w: &mut StepState<'_>) {
     let s = &mut *w.scratch;
     s.islands.group_contacts = true;
@@ -444,6 +454,7 @@ fn build_islands(w: &mut StepState<'_>) {
 }
 
 /// Stage 7: position-level projection of joint errors and (when on) contact penetration.
+#[inline(always)]
 fn post_stabilize(w: &mut StepState<'_>) -> Result<(), WorldError> {
     let settings = w.settings;
     let s = &mut *w.scratch;
@@ -482,6 +493,7 @@ fn post_stabilize(w: &mut StepState<'_>) -> Result<(), WorldError> {
 /// Stage 9: the contact forces per point and per body, the contacts' memory for the
 /// next step's warm start, and the events: this step's touching pairs (with their
 /// impulses over the step `h`) and sensor overlaps committed against the last step's.
+#[inline(always)]
 fn report_contacts(w: &mut StepState<'_>, h: f64) {
     let s = &*w.scratch;
     w.wrenches.clear();
@@ -508,6 +520,7 @@ fn report_contacts(w: &mut StepState<'_>, h: f64) {
 }
 
 /// Stage 10: islands at rest long enough fall asleep (their bodies' velocities zeroed).
+#[inline(always)]
 fn fall_asleep(w: &mut StepState<'_>, h: f64) {
     let settings = w.settings;
     if settings.sleep.enabled {
@@ -530,6 +543,7 @@ fn fall_asleep(w: &mut StepState<'_>, h: f64) {
 }
 
 /// Phase 1: fills the hot arrays and the unconstrained velocities `u*`.
+#[inline(always)]
 fn predict_velocities(
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
     activity: &[Activity],
@@ -603,6 +617,7 @@ impl PhaseClock {
 
 /// Copies each joint's last forces (and index sets) into its rows when its row count is
 /// unchanged.
+#[inline(always)]
 fn load_warm_starts(
     joints: &Arena<Joint, JointHandle>,
     joint_rows: &[(usize, Range<usize>)],
@@ -628,6 +643,7 @@ fn load_warm_starts(
 
 /// An error naming the first body of the first row (in producer order: `position` maps
 /// producer rows to `rows`' rows, `DROPPED` for unwritten ones) with a non-finite value.
+#[inline(always)]
 fn check_rows(
     rows: &RowStorage,
     position: Option<&[u32]>,
@@ -654,6 +670,7 @@ fn check_rows(
 }
 
 /// Phase 5: `u+ = u* + h M^-1 J^T lambda`.
+#[inline(always)]
 fn update_velocities(
     s: &mut StepScratch,
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
@@ -690,6 +707,7 @@ fn update_velocities(
 }
 
 /// Phase 6: the new poses, as [`crate::advance_pose`] would move each body.
+#[inline(always)]
 fn integrate_poses(
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
     activity: &[Activity],
@@ -721,6 +739,7 @@ fn integrate_poses(
 }
 
 /// Phase 8: writes the buffers into the bodies and joints. Cannot fail.
+#[inline(always)]
 fn commit(
     bodies: &mut Arena<crate::body::RigidBody, BodyHandle>,
     joints: &mut Arena<Joint, JointHandle>,

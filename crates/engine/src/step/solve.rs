@@ -29,9 +29,21 @@ const DIRECT_PIVOT_FLOOR: f64 = 1e-9;
 /// separations (docs/performance.md#envelope-factorisation-of-chains).
 const BILATERAL_SPARSE_FACTOR: usize = 2;
 
-/// Phase 4: `b`, then each island's forces into `rows.lambda` (and, for the exact stepper,
-/// its index sets into `rows.warm_state`).
-pub(super) fn solve_islands(
+crate::avx2::compiled_for_avx2! {
+    /// Phase 4: `b`, then each island's forces into `rows.lambda` (and, for the exact
+    /// stepper, its index sets into `rows.warm_state`).
+    pub(super) fn solve_islands(
+        s: &mut StepScratch,
+        solver: &Solver,
+        model: FrictionModel,
+        h: f64,
+        stats: &mut StepStats,
+    ) -> Result<(), WorldError> => solve_all_islands
+}
+
+/// [`solve_islands`]'s work, inlined into its two copies.
+#[inline(always)]
+fn solve_all_islands(
     s: &mut StepScratch,
     solver: &Solver,
     model: FrictionModel,
@@ -40,25 +52,30 @@ pub(super) fn solve_islands(
 ) -> Result<(), WorldError> {
     s.mass
         .compute(&s.rows, &s.hot.inverse_mass, &s.hot.inverse_inertia);
-    s.b.clear();
-    s.regularization.clear();
     // Products with `1 / h` rather than three divisions a row (a division occupies the
-    // divider for several cycles). Extended from zipped slices: exact lengths, no
-    // capacity check per row (S1: a third of this pass's time).
+    // divider for several cycles). Written over zipped slices: exact lengths, no capacity
+    // check per row (S1: a third of this pass's time); a `for` loop rather than `extend`,
+    // whose fold the compiler kept out of line, in its baseline copy
+    // (docs/performance.md#the-step-compiled-for-avx2).
     let per_h = 1.0 / h;
     let (rows, predicted) = (&s.rows, &s.hot.predicted);
+    s.b.clear();
+    s.b.resize(rows.len(), 0.0);
+    s.regularization.clear();
+    s.regularization.resize(rows.len(), 0.0);
     let pieces = rows
         .bodies
         .iter()
         .zip(&rows.jacobian)
         .zip(rows.target_velocity.iter().zip(&rows.erp).zip(&rows.error));
-    s.b.extend(pieces.map(|((&[a, b], jacobian), ((target, erp), error))| {
-        let ([va, wa], [vb, wb]) = (predicted[a as usize], predicted[b as usize]);
+    for (b, ((&[a, b_slot], jacobian), ((target, erp), error))) in s.b.iter_mut().zip(pieces) {
+        let ([va, wa], [vb, wb]) = (predicted[a as usize], predicted[b_slot as usize]);
         let relative = jacobian.velocity(va, wa, vb, wb);
-        (target - erp * error * per_h - relative) * per_h
-    }));
-    s.regularization
-        .extend(rows.cfm.iter().map(|cfm| cfm * per_h));
+        *b = (target - erp * error * per_h - relative) * per_h;
+    }
+    for (r, cfm) in s.regularization.iter_mut().zip(&rows.cfm) {
+        *r = cfm * per_h;
+    }
     // A sum is non-finite if any term is (opposite infinities give NaN); one pass without
     // a branch a row.
     if !s.b.iter().sum::<f64>().is_finite() && s.b.iter().any(|v| !v.is_finite()) {
@@ -379,6 +396,7 @@ fn solve_bilateral_direct(
 /// (`PgsOptions::coulomb_cone`; the reported residual still measures the box). An island
 /// of bilateral rows only is factored instead when [`IterativeSettings::direct_bilateral`]
 /// allows and the factorisation costs less than the sweeps.
+#[inline(always)]
 fn solve_iterative(
     s: &mut StepScratch,
     k: usize,

@@ -363,6 +363,48 @@ pub fn pgs_sweeps<O: BatchedRowOperator>(
     options: &PgsOptions,
     scratch: &mut PgsScratch,
 ) -> Result<PgsOutcome, LcpError> {
+    // The whole solve compiled for AVX2 where the processor has it (detected once at run
+    // time): the same operations, so the same results to the bit (Rust contracts no
+    // multiply-add into a fused one on its own), in three-operand instructions with fewer
+    // register moves on the dependent chain of a Gauss-Seidel sweep, some loops four wide.
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was detected on this processor just above.
+        return unsafe { pgs_sweeps_avx2(op, b, lo, hi, findex, x, options, scratch) };
+    }
+    pgs_sweeps_here(op, b, lo, hi, findex, x, options, scratch)
+}
+
+/// [`pgs_sweeps`] with AVX2 enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn pgs_sweeps_avx2<O: BatchedRowOperator>(
+    op: &mut O,
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &mut [f64],
+    options: &PgsOptions,
+    scratch: &mut PgsScratch,
+) -> Result<PgsOutcome, LcpError> {
+    pgs_sweeps_here(op, b, lo, hi, findex, x, options, scratch)
+}
+
+/// [`pgs_sweeps`]'s work, inlined into its two copies.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn pgs_sweeps_here<O: BatchedRowOperator>(
+    op: &mut O,
+    b: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    findex: &[Option<usize>],
+    x: &mut [f64],
+    options: &PgsOptions,
+    scratch: &mut PgsScratch,
+) -> Result<PgsOutcome, LcpError> {
     options.validate()?;
     let n = op.len();
     check_inputs(n, b, lo, hi, findex, x)?;
@@ -390,7 +432,7 @@ pub fn pgs_sweeps<O: BatchedRowOperator>(
             findex,
             omega: options.omega,
         };
-        let Some(largest_change) = dispatch_sweep(op, data, x, scratch) else {
+        let Some(largest_change) = sweep(op, data, x, scratch) else {
             outcome.non_finite = true;
             op.finish_batches(x);
             break;
@@ -494,6 +536,7 @@ pub(crate) fn initial_guess(n: usize, warm_start: Option<&[f64]>) -> Result<Vec<
     }
 }
 
+#[inline(always)]
 fn check_inputs(
     n: usize,
     b: &[f64],
@@ -521,6 +564,7 @@ fn check_inputs(
 }
 
 /// Fills the scratch for this problem; returns the number of frozen rows.
+#[inline(always)]
 fn prepare<O: BatchedRowOperator>(
     op: &O,
     lo: &[f64],
@@ -564,6 +608,7 @@ fn prepare<O: BatchedRowOperator>(
 
 /// The couplings of the kept plan's blocks from the operator's current numbers; `false`
 /// (some blocks already refreshed) if one is missing or not finite, for a fresh plan.
+#[inline(always)]
 fn refresh_couplings<O: BatchedRowOperator>(op: &O, scratch: &mut PgsScratch) -> bool {
     for (i, block) in scratch.block.iter_mut().enumerate() {
         let Some(couplings) = block else { continue };
@@ -579,6 +624,7 @@ fn refresh_couplings<O: BatchedRowOperator>(op: &O, scratch: &mut PgsScratch) ->
 }
 
 /// Fills [`PgsScratch::lane_constants`] for the planned batches.
+#[inline(always)]
 fn gather_lane_constants(b: &[f64], lo: &[f64], hi: &[f64], omega: f64, scratch: &mut PgsScratch) {
     let PgsScratch {
         inv_diag,
@@ -870,6 +916,7 @@ fn find_cone_pairs<O: BatchedRowOperator>(
 /// normal row's projection reads only itself), and a cone pair is projected at its later
 /// row, once both of its rows hold their box projection (S4: three passes were 2.5 % of
 /// a step).
+#[inline(always)]
 fn project_warm_start(
     lo: &[f64],
     hi: &[f64],
@@ -913,37 +960,6 @@ struct SweepData<'p> {
     hi: &'p [f64],
     findex: &'p [Option<usize>],
     omega: f64,
-}
-
-/// [`sweep`], compiled for AVX2 where the processor has it (detected once at run time):
-/// the same operations, so the same results to the bit (Rust contracts no multiply-add
-/// into a fused one on its own), in three-operand instructions with fewer register moves
-/// on the dependent chain of a Gauss-Seidel sweep.
-#[inline(always)]
-fn dispatch_sweep<O: BatchedRowOperator>(
-    op: &mut O,
-    data: SweepData,
-    x: &mut [f64],
-    scratch: &PgsScratch,
-) -> Option<f64> {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 was detected on this processor just above.
-        return unsafe { sweep_avx2(op, data, x, scratch) };
-    }
-    sweep(op, data, x, scratch)
-}
-
-/// [`sweep`] with AVX2 enabled; see [`dispatch_sweep`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn sweep_avx2<O: BatchedRowOperator>(
-    op: &mut O,
-    data: SweepData,
-    x: &mut [f64],
-    scratch: &PgsScratch,
-) -> Option<f64> {
-    sweep(op, data, x, scratch)
 }
 
 /// One sweep; returns the largest `|delta x_i|`, or `None` if an update was not finite.
@@ -1283,6 +1299,53 @@ fn cone_residual(problem: &BoxedLcp, x: &[f64], w: &[f64], partner: &[usize]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `pgs_sweeps` runs its AVX2 copy on a processor with AVX2; it must give the forces
+    /// of the baseline copy (`pgs_sweeps_here` called directly) to the bit, friction
+    /// boxes and Coulomb pairs alike, on random contact problems.
+    #[test]
+    fn the_avx2_copy_solves_bit_for_bit_like_the_baseline_copy() {
+        #[cfg(target_arch = "x86_64")]
+        assert!(
+            std::arch::is_x86_feature_detected!("avx2"),
+            "this test compares the AVX2 copy with the baseline one: it needs AVX2"
+        );
+        for seed in 1..6 {
+            let spec = crate::generate::ContactProblemSpec {
+                seed,
+                bodies: 12,
+                contacts: 30,
+                ..Default::default()
+            };
+            let p = crate::generate::random_contact_problem(&spec);
+            for coulomb_cone in [false, true] {
+                let options = PgsOptions {
+                    coulomb_cone,
+                    max_iterations: 40,
+                    tolerance: 0.0,
+                    ..PgsOptions::default()
+                };
+                let mut forces = Vec::new();
+                for copy in 0..2 {
+                    let mut op = DenseOperator::new(&p.a);
+                    let mut x = vec![0.0; p.len()];
+                    let mut scratch = PgsScratch::new();
+                    let (b, lo, hi, findex) = (&p.b, &p.lo, &p.hi, &p.findex);
+                    let run = if copy == 0 {
+                        pgs_sweeps
+                    } else {
+                        pgs_sweeps_here
+                    };
+                    let outcome = run(&mut op, b, lo, hi, findex, &mut x, &options, &mut scratch)
+                        .expect("a valid problem");
+                    assert_eq!(outcome.sweeps, 40);
+                    forces.push(x.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+                }
+                assert_eq!(forces[0], forces[1], "seed {seed}, cone {coulomb_cone}");
+                assert!(forces[0].iter().any(|&v| f64::from_bits(v) != 0.0));
+            }
+        }
+    }
 
     /// Friction rows before and after their normals, a normal capped above and a cone pair:
     /// each friction row is held to `mu` times its normal's projected force, and the pair

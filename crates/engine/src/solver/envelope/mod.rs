@@ -101,6 +101,7 @@ impl EnvelopeBuilder {
     /// `floor` ([`Skyline::factor`]). Returns the number of pivots the floor raised (rows
     /// dependent on earlier ones), or `None`, leaving `skyline` unfactored, if the
     /// factorisation would cost more than `budget` multiply-adds.
+    #[inline(always)]
     pub(crate) fn factor(
         &mut self,
         skyline: &mut Skyline,
