@@ -97,6 +97,7 @@ pub(crate) fn halfspace_polygonal_manifold(
 /// Computes the manifold of two balls exactly as parry's dispatcher does (its convex pair
 /// path: the first manifold, made if missing), without the dispatcher's type checks;
 /// returns `false`, touching nothing, unless both shapes are balls.
+#[inline(always)]
 pub(crate) fn ball_pair_manifold(
     pos12: &ParryPose,
     shape1: &dyn Shape,

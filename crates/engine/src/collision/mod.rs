@@ -206,6 +206,7 @@ fn contacts_of_pairs(
 /// error: parry has no algorithm for the pair). One look at the shape types picks the path
 /// (each path's own checks are downcasts through `Any`: a dozen a pair when tried in turn
 /// before parry's dispatcher, which checks again).
+#[inline(always)]
 fn pair_manifolds(
     pos12: &ParryPose,
     shape1: &dyn Shape,
@@ -264,6 +265,7 @@ const HEIGHT_HYSTERESIS: f64 = 0.2;
 /// over a few metres, a range not much larger than its number of pairs, so a counting
 /// sort over them does it in two passes (the comparison sort was 1.5 % of an S2 step);
 /// heights spread wider, or not finite, take the comparison sort.
+#[inline(always)]
 fn order_runs_by_height(runs: &mut [(f64, u32, u32)], order: &mut Vec<u32>, counts: &mut Vec<u32>) {
     order.clear();
     let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -788,6 +790,7 @@ impl CollisionPipeline {
 
     /// Keeps the manifold lists of the pairs that ended (a single manifold, emptied) for
     /// new pairs, so that beginning pairs do not allocate.
+    #[inline(always)]
     fn recycle_ended_pairs(&mut self) {
         let live = self.pairs.len();
         for ended in self.previous.drain(..) {

@@ -100,6 +100,7 @@ pub fn midpoint_orientation(
 /// The orientation after a step in which the angular velocity went from `w_start` to
 /// `w_end`: the midpoint rule for [`GyroscopicMode::Conserving`], otherwise `update` applied
 /// with `w_end` (semi-implicit Euler).
+#[inline(always)]
 pub fn orientation_after_step(
     orientation: Quat,
     w_start: Vec3,
@@ -154,6 +155,7 @@ pub fn advance_pose(
 /// Where [`advance_pose`] moves `body` (pose as it is, `h` valid) if its velocity at the end
 /// of the step is `velocity` (linear, angular), without writing it: the stepper's phase 6
 /// reads the body and writes the pose into its buffers.
+#[inline(always)]
 pub(crate) fn pose_after_step(
     body: &RigidBody,
     w_start: Vec3,

@@ -287,6 +287,7 @@ impl RowStorage {
     /// tight gather per array (islands reorder every row each step, and thirteen pushes per
     /// row cost twice as much), or one slice copy per array without an order (a chain's one
     /// island in producer order; docs/performance.md#lent-rows).
+    #[inline(always)]
     pub(crate) fn extend_from_rows(
         &mut self,
         other: &RowStorage,

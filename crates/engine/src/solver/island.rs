@@ -225,6 +225,7 @@ impl Islands {
     }
 
     /// The islands and order of `raw`, rebuilt unless the last ones still hold.
+    #[inline(always)]
     fn find_islands(&mut self, raw: &RowStorage, dynamic: &[bool]) {
         let options = (self.group_contacts, self.interleave);
         self.reused = self.last.same_context(dynamic, options) && self.last.shapes.describe(raw);
@@ -238,6 +239,7 @@ impl Islands {
     }
 
     /// [`Self::find_islands`] from scratch.
+    #[inline(always)]
     fn sort(&mut self, shapes: &RowShapes, dynamic: &[bool]) {
         let slots = dynamic.len();
         self.parent.clear();
@@ -272,6 +274,7 @@ impl Islands {
         self.sort_rows(shapes, islands);
     }
 
+    #[inline(always)]
     fn collect_bodies(&mut self, dynamic: &[bool], islands: usize) {
         self.body_start.clear();
         self.body_start.resize(islands + 1, 0);
@@ -295,6 +298,7 @@ impl Islands {
         }
     }
 
+    #[inline(always)]
     fn island_of_body(&mut self, dynamic: &[bool], slot: usize) -> Option<usize> {
         if !dynamic[slot] {
             return None;
@@ -306,6 +310,7 @@ impl Islands {
 
     /// Counting sort of the rows by (island, bounded): stable, so a producer's rows stay in
     /// their order.
+    #[inline(always)]
     fn sort_rows(&mut self, shapes: &RowShapes, islands: usize) {
         let unbounded = &shapes.unbounded;
         let key = |r: usize, island: u32| 2 * island as usize + usize::from(!unbounded[r]);
@@ -392,6 +397,7 @@ impl Islands {
     /// goes to place `w + lane * ways`. A unit is one row or, with
     /// [`Self::group_contacts`], a contact's normal row with its friction rows, which stay
     /// together. Islands with fewer than two units per lane keep their order.
+    #[inline(always)]
     fn interleave_bounded(&mut self, k: usize, findex: &[Option<usize>]) {
         let ways = self.interleave;
         let (start, end) = (self.row_start[k] + self.nub[k], self.row_start[k + 1]);
@@ -431,6 +437,7 @@ impl Islands {
         debug_assert_eq!(position, end);
     }
 
+    #[inline(always)]
     fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let grandparent = self.parent[self.parent[x as usize] as usize];
@@ -440,6 +447,7 @@ impl Islands {
         x
     }
 
+    #[inline(always)]
     fn union(&mut self, a: u32, b: u32) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {

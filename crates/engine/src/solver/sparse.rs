@@ -329,6 +329,7 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
     }
 
     /// Writes the units' forces back into `x` (see [`Self::forces`]).
+    #[inline(always)]
     fn write_back(&self, x: &mut [f64]) {
         for (rows, forces) in self.first_rows.iter().zip(&self.forces) {
             for (l, &h) in rows.iter().enumerate() {
@@ -464,6 +465,7 @@ impl RowOperator for SparseOperator<'_> {
         ))
     }
 
+    #[inline(always)]
     fn begin(&mut self, x: &[f64]) {
         self.clear();
         // The batched contact blocks lane by lane once this solve laid them out (S4: 1.6 %
@@ -551,10 +553,12 @@ impl BatchedRowOperator for SparseOperator<'_> {
         self.batches.is_some()
     }
 
+    #[inline(always)]
     fn independent_rows(&self, i: usize, k: usize) -> bool {
         self.no_dynamic_body_in_common(i, k) && self.compact(i, 1) && self.compact(k, 1)
     }
 
+    #[inline(always)]
     fn prepare_row_batches(&mut self, batches: &[[u32; 4]], x: &[f64]) {
         if let Some((lanes, dynamic, inverse_mass)) = self.batches.take() {
             lanes.rows.lay_out(self, inverse_mass, batches, x);
@@ -581,6 +585,7 @@ impl BatchedRowOperator for SparseOperator<'_> {
         BatchUpdate::NotHandled
     }
 
+    #[inline(always)]
     fn independent_blocks(&self, i: usize, k: usize) -> bool {
         self.shares_bodies(i)
             && self.shares_bodies(k)

@@ -670,6 +670,7 @@ fn gather_lane_constants(b: &[f64], lo: &[f64], hi: &[f64], omega: f64, scratch:
 /// four, each placed where its fourth block was. A batch's blocks touch no common
 /// unknowns' bodies, so updating them side by side is the same Gauss-Seidel as one after
 /// the other; the sweep only visits them in a different order than row order.
+#[inline(always)]
 fn plan_sweep<O: BatchedRowOperator>(
     op: &O,
     lo: &[f64],
@@ -815,6 +816,7 @@ fn add_to_batch(
 ///
 /// Three unbounded rows without `findex` that the operator groups
 /// ([`batch::BatchedRowOperator::shares_triple`]: a ball joint's) become a block the same way.
+#[inline(always)]
 fn find_blocks<O: BatchedRowOperator>(
     op: &O,
     lo: &[f64],
@@ -1159,6 +1161,7 @@ fn block_steps<const CONTACT: bool>(
 
 /// `|x|_inf` of finite `x`, in four independent running maxima (compare-selects without
 /// `f64::max`'s NaN care, which the sweeps' finiteness checks make unnecessary).
+#[inline(always)]
 fn largest_magnitude(x: &[f64]) -> f64 {
     let larger = |m: f64, v: f64| if v > m { v } else { m };
     let mut lanes = [0.0f64; 4];
