@@ -28,6 +28,7 @@ type Manifolds = Vec<ContactManifold<(), ContactMemory>>;
 /// `pos12`) if one is a half-space and the other a non-composite shape with polygonal
 /// features other than a ball (parry's own path is as cheap for balls and allocates
 /// nothing); returns `false`, touching nothing, for any other pair. `old` is scratch.
+#[inline(always)]
 pub(crate) fn halfspace_polygonal_manifold(
     pos12: &ParryPose,
     shape1: &dyn Shape,
@@ -118,6 +119,7 @@ pub(crate) fn ball_pair_manifold(
 /// Computes the manifold of two cuboids (shape 2's pose in shape 1's frame is `pos12`) by
 /// parry's algorithm without its copy of the old points; returns `false`, touching
 /// nothing, unless both shapes are cuboids. `old` is scratch.
+#[inline(always)]
 pub(crate) fn cuboid_pair_manifold(
     pos12: &ParryPose,
     shape1: &dyn Shape,

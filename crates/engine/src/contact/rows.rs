@@ -133,7 +133,7 @@ impl PositionalContact {
     }
 
     /// The witness points and normal moved with the bodies to `pose_a`, `pose_b`.
-    #[inline]
+    #[inline(always)]
     fn frame(&self, pose_a: Pose, pose_b: Pose) -> ([Vec3; 2], Vec3) {
         (
             [
