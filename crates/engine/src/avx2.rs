@@ -29,7 +29,8 @@ macro_rules! compiled_for_avx2 {
                 fn avx2($($arg: $ty),*) -> $ret {
                     $body($($arg),*)
                 }
-                if std::arch::is_x86_feature_detected!("avx2") && !$crate::avx2::baseline_only() {
+                let avx2_present = std::arch::is_x86_feature_detected!("avx2");
+                if avx2_present && !$crate::avx2::baseline_only() {
                     // SAFETY: AVX2 was detected on this processor just above.
                     return unsafe { avx2($($arg),*) };
                 }
@@ -44,6 +45,7 @@ pub(crate) use compiled_for_avx2;
 /// Whether the unit tests asked for the baseline copies ([`BASELINE_ONLY`]); always
 /// `false` outside them.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn baseline_only() -> bool {
     #[cfg(test)]
     return BASELINE_ONLY.load(std::sync::atomic::Ordering::Relaxed);
@@ -51,9 +53,9 @@ pub(crate) fn baseline_only() -> bool {
     false
 }
 
-/// Set by a unit test (`scenes::tests`) to run the baseline copies on a processor with AVX2, so that the
-/// two copies' steps can be compared. Other tests running meanwhile take the baseline
-/// copies too, which by the claim under test changes none of their answers.
+/// Set by a unit test (`scenes::tests`) to run the baseline copies on a processor with
+/// AVX2, so that the two copies' steps can be compared. Other tests running meanwhile take
+/// the baseline copies too, which by the claim under test changes none of their answers.
 #[cfg(test)]
 pub(crate) static BASELINE_ONLY: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
