@@ -28,57 +28,31 @@ pub(crate) struct RowMass {
 
 impl RowMass {
     /// Computes the products for every row of `rows` with per-slot inverse masses.
+    /// Inlined into its callers, the solve and the projection, which run AVX2 copies
+    /// (`crate::avx2`).
+    #[inline(always)]
     pub(crate) fn compute(
         &mut self,
         rows: &RowStorage,
         inverse_mass: &[f64],
         inverse_inertia: &[Mat3],
     ) {
+        // One pass writing both arrays over zipped slices (no capacity check per row, and
+        // each Jacobian read once: S1's rows are 0.7 MB, beyond the level-2 cache).
         let n = rows.len();
         self.imj.resize(n, [Vec3::ZERO; 4]);
         self.diagonal.resize(n, 0.0);
-        row_mass(
-            rows,
-            inverse_mass,
-            inverse_inertia,
-            &mut self.imj,
-            &mut self.diagonal,
-        );
-    }
-}
-
-crate::avx2::compiled_for_avx2! {
-    /// [`RowMass::compute`]'s products into `imj` and `diagonal` (sized to the rows).
-    fn row_mass(
-        rows: &RowStorage,
-        inverse_mass: &[f64],
-        inverse_inertia: &[Mat3],
-        imj: &mut [[Vec3; 4]],
-        diagonal: &mut [f64],
-    ) -> () => row_mass_here
-}
-
-/// [`row_mass`]'s work, inlined into its two copies.
-#[inline(always)]
-fn row_mass_here(
-    rows: &RowStorage,
-    inverse_mass: &[f64],
-    inverse_inertia: &[Mat3],
-    imj: &mut [[Vec3; 4]],
-    diagonal: &mut [f64],
-) {
-    // One pass writing both arrays over zipped slices (no capacity check per row, and
-    // each Jacobian read once: S1's rows are 0.7 MB, beyond the level-2 cache).
-    let outputs = imj.iter_mut().zip(diagonal.iter_mut());
-    for ((j, &[a, b]), (imj, diagonal)) in rows.jacobian.iter().zip(&rows.bodies).zip(outputs) {
-        let (a, b) = (a as usize, b as usize);
-        *imj = [
-            j.linear_a * inverse_mass[a],
-            inverse_inertia[a] * j.angular_a,
-            j.linear_b * inverse_mass[b],
-            inverse_inertia[b] * j.angular_b,
-        ];
-        *diagonal = dot4(j, imj);
+        let outputs = self.imj.iter_mut().zip(self.diagonal.iter_mut());
+        for ((j, &[a, b]), (imj, diagonal)) in rows.jacobian.iter().zip(&rows.bodies).zip(outputs) {
+            let (a, b) = (a as usize, b as usize);
+            *imj = [
+                j.linear_a * inverse_mass[a],
+                inverse_inertia[a] * j.angular_a,
+                j.linear_b * inverse_mass[b],
+                inverse_inertia[b] * j.angular_b,
+            ];
+            *diagonal = dot4(j, imj);
+        }
     }
 }
 
