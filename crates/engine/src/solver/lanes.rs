@@ -17,9 +17,9 @@
 //! Only compiled for x86-64; [`crate::solver::sparse::SparseOperator`] batches blocks only after
 //! detecting AVX2 at run time, which is what makes calling these functions sound.
 
-use crate::math::Vec3;
+use crate::math::{Mat3, Vec3};
 use crate::rows::hot::Pair;
-use crate::rows::JacobianRow;
+use crate::rows::{JacobianRow, RowStorage};
 use std::arch::x86_64::{
     __m256d, _mm256_add_pd, _mm256_andnot_pd, _mm256_castpd256_pd128, _mm256_cmp_pd,
     _mm256_extractf128_pd, _mm256_loadu_pd, _mm256_max_pd, _mm256_min_pd, _mm256_movemask_pd,
@@ -629,4 +629,288 @@ pub(crate) unsafe fn apply_forces<C>(
         );
         scatter!(cache, &run.slots[index], &change);
     }
+}
+
+/// Two numbers of each of four rows (`rows[l] + offset`, unaligned), transposed: entry `c`
+/// of the result holds number `offset + c` of the four rows.
+///
+/// # Safety
+/// Each `rows[l]` must point at `offset + 2` readable `f64`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_transposed_two(rows: [*const f64; 4], offset: usize) -> [__m256d; 2] {
+    // SAFETY: the caller's promise covers the two numbers read per row.
+    let [r0, r1, r2, r3] = rows.map(|r| unsafe { r.add(offset) });
+    // SAFETY: as above.
+    let (even, odd) = unsafe {
+        (
+            _mm256_set_m128d(_mm_loadu_pd(r2), _mm_loadu_pd(r0)),
+            _mm256_set_m128d(_mm_loadu_pd(r3), _mm_loadu_pd(r1)),
+        )
+    };
+    [_mm256_unpacklo_pd(even, odd), _mm256_unpackhi_pd(even, odd)]
+}
+
+/// `((a0 b0 + a1 b1) + a2 b2)` lane by lane: `DVec3::dot`'s operations in its order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn dot3(a: [__m256d; 3], b: [__m256d; 3]) -> __m256d {
+    let xy = _mm256_add_pd(_mm256_mul_pd(a[0], b[0]), _mm256_mul_pd(a[1], b[1]));
+    _mm256_add_pd(xy, _mm256_mul_pd(a[2], b[2]))
+}
+
+/// `m v` lane by lane for the matrices `m` (nine numbers, column by column, as `DMat3`
+/// stores them) in `DMat3 * DVec3`'s order: `(x_axis v.x + y_axis v.y) + z_axis v.z`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn turn(m: &[__m256d; 9], v: [__m256d; 3]) -> [__m256d; 3] {
+    let mut out = [_mm256_setzero_pd(); 3];
+    for (c, out) in out.iter_mut().enumerate() {
+        let xy = _mm256_add_pd(_mm256_mul_pd(m[c], v[0]), _mm256_mul_pd(m[3 + c], v[1]));
+        *out = _mm256_add_pd(xy, _mm256_mul_pd(m[6 + c], v[2]));
+    }
+    out
+}
+
+/// `v s` lane by lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn scale(v: [__m256d; 3], s: __m256d) -> [__m256d; 3] {
+    [
+        _mm256_mul_pd(v[0], s),
+        _mm256_mul_pd(v[1], s),
+        _mm256_mul_pd(v[2], s),
+    ]
+}
+
+// The terms read a matrix as nine contiguous numbers (a velocity pair is six: `numbers`).
+const _: () = assert!(std::mem::size_of::<Mat3>() == 9 * std::mem::size_of::<f64>());
+
+/// The nine numbers of the inverse inertias of slots `slots` (one per lane), number by
+/// number.
+///
+/// # Safety
+/// Every slot must be in `inertia`'s range.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_matrices(inertia: &[Mat3], slots: [usize; 4]) -> [__m256d; 9] {
+    // SAFETY: the caller checked the slots.
+    let m = unsafe {
+        [
+            inertia.get_unchecked(slots[0]),
+            inertia.get_unchecked(slots[1]),
+            inertia.get_unchecked(slots[2]),
+            inertia.get_unchecked(slots[3]),
+        ]
+    };
+    let numbers = [
+        (m[0] as *const Mat3).cast::<f64>(),
+        (m[1] as *const Mat3).cast::<f64>(),
+        (m[2] as *const Mat3).cast::<f64>(),
+        (m[3] as *const Mat3).cast::<f64>(),
+    ];
+    // SAFETY: a `Mat3` is nine contiguous f64 (asserted above); the loads read numbers 0-7.
+    let (low, high) = unsafe { (load_transposed(numbers, 0), load_transposed(numbers, 4)) };
+    let last = _mm256_set_pd(m[3].z_axis.z, m[2].z_axis.z, m[1].z_axis.z, m[0].z_axis.z);
+    [
+        low[0], low[1], low[2], low[3], high[0], high[1], high[2], high[3], last,
+    ]
+}
+
+/// The predicted velocities of slots `slots` (one per lane), linear then angular, entry by
+/// entry.
+///
+/// # Safety
+/// Every slot must be in `predicted`'s range.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_velocities(predicted: &[Pair], slots: [usize; 4]) -> [[__m256d; 3]; 2] {
+    // SAFETY: the caller checked the slots.
+    let pairs = unsafe {
+        [
+            numbers(predicted.get_unchecked(slots[0])),
+            numbers(predicted.get_unchecked(slots[1])),
+            numbers(predicted.get_unchecked(slots[2])),
+            numbers(predicted.get_unchecked(slots[3])),
+        ]
+    };
+    // SAFETY: a pair is six f64 (see `numbers`): numbers 0-3, then 4-5.
+    let (low, high) = unsafe { (load_transposed(pairs, 0), load_transposed_two(pairs, 4)) };
+    [[low[0], low[1], low[2]], [low[3], high[0], high[1]]]
+}
+
+/// The inverse masses of slots `slots`, one per lane.
+///
+/// # Safety
+/// Every slot must be in `inverse_mass`'s range.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_masses(inverse_mass: &[f64], slots: [usize; 4]) -> __m256d {
+    // SAFETY: the caller checked the slots.
+    unsafe {
+        _mm256_set_pd(
+            *inverse_mass.get_unchecked(slots[3]),
+            *inverse_mass.get_unchecked(slots[2]),
+            *inverse_mass.get_unchecked(slots[1]),
+            *inverse_mass.get_unchecked(slots[0]),
+        )
+    }
+}
+
+/// What [`solve_terms`] writes, per row: `M^-1 J^T`, the diagonal `J M^-1 J^T`, `b` and
+/// `cfm / h`.
+pub(crate) struct SolveTerms<'a> {
+    pub(crate) imj: &'a mut [[Vec3; 4]],
+    pub(crate) diagonal: &'a mut [f64],
+    pub(crate) b: &'a mut [f64],
+    pub(crate) regularization: &'a mut [f64],
+}
+
+/// The velocity solve's terms of `rows` in whole groups of four rows, four rows per
+/// instruction; returns how many rows it wrote (the rest are the caller's). Lane by lane
+/// the same operations in the same order as the scalar terms
+/// (`crate::solver::sparse::compute_solve_terms`), so the same bits. No closures or
+/// `array::map` inside: they would not be compiled for AVX2, and the intrinsics in them
+/// would become calls.
+///
+/// Bodies by slot: inverse masses `inverse_mass`, world inverse inertias
+/// `inverse_inertia`, predicted velocities `predicted`; `per_h = 1 / h`.
+///
+/// # Safety
+/// The processor must support AVX2.
+///
+/// # Panics
+/// If an output is shorter than `rows`, or a row's body slot is out of the bodies' range.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(crate) unsafe fn solve_terms(
+    rows: &RowStorage,
+    inverse_mass: &[f64],
+    inverse_inertia: &[Mat3],
+    predicted: &[Pair],
+    per_h: f64,
+    out: SolveTerms<'_>,
+) -> usize {
+    let n = rows.len() / 4 * 4;
+    let (imj, diagonal, b, regularization) = (
+        &mut out.imj[..n],
+        &mut out.diagonal[..n],
+        &mut out.b[..n],
+        &mut out.regularization[..n],
+    );
+    let (jacobian, bodies) = (&rows.jacobian[..n], &rows.bodies[..n]);
+    let columns = [
+        &rows.target_velocity[..n],
+        &rows.erp[..n],
+        &rows.error[..n],
+        &rows.cfm[..n],
+    ];
+    // Every slot checked once, up front, rather than three times in each lane: the loads
+    // below index the bodies' arrays unchecked.
+    let slots = inverse_mass
+        .len()
+        .min(inverse_inertia.len())
+        .min(predicted.len());
+    let largest = bodies.iter().fold(0, |m: u32, &[a, b]| m.max(a).max(b));
+    assert!(
+        n == 0 || (largest as usize) < slots,
+        "a row's body slot is out of range"
+    );
+    let per_h = _mm256_set1_pd(per_h);
+    for g in (0..n).step_by(4) {
+        let four = [&bodies[g], &bodies[g + 1], &bodies[g + 2], &bodies[g + 3]];
+        let a = [four[0][0], four[1][0], four[2][0], four[3][0]].map(|s| s as usize);
+        let b_slots = [four[0][1], four[1][1], four[2][1], four[3][1]].map(|s| s as usize);
+        let j = [
+            twelve(&jacobian[g]),
+            twelve(&jacobian[g + 1]),
+            twelve(&jacobian[g + 2]),
+            twelve(&jacobian[g + 3]),
+        ];
+        // SAFETY: every row has twelve numbers; the last loads read numbers 8 to 11.
+        let (j0, j1, j2) = unsafe {
+            (
+                load_transposed(j, 0),
+                load_transposed(j, 4),
+                load_transposed(j, 8),
+            )
+        };
+        // Side A, then side B: fewer values live at once (sixteen vector registers).
+        let (linear_a, angular_a) = ([j0[0], j0[1], j0[2]], [j0[3], j1[0], j1[1]]);
+        // SAFETY (this and the other loads by slot): every slot is in range (asserted).
+        let imj_linear_a = scale(linear_a, unsafe { load_masses(inverse_mass, a) });
+        let imj_angular_a = turn(unsafe { &load_matrices(inverse_inertia, a) }, angular_a);
+        let own_a = _mm256_add_pd(dot3(linear_a, imj_linear_a), dot3(angular_a, imj_angular_a));
+        let [v_a, w_a] = unsafe { load_velocities(predicted, a) };
+        let relative_a = _mm256_add_pd(dot3(linear_a, v_a), dot3(angular_a, w_a));
+        // Entries 0-3 of every row's `M^-1 J^T` (A's linear, A's first angular).
+        let first = transpose([
+            imj_linear_a[0],
+            imj_linear_a[1],
+            imj_linear_a[2],
+            imj_angular_a[0],
+        ]);
+        let (linear_b, angular_b) = ([j1[2], j1[3], j2[0]], [j2[1], j2[2], j2[3]]);
+        let imj_linear_b = scale(linear_b, unsafe { load_masses(inverse_mass, b_slots) });
+        let imj_angular_b = turn(
+            unsafe { &load_matrices(inverse_inertia, b_slots) },
+            angular_b,
+        );
+        // `((d0 + d1) + d2) + d3`: the scalar diagonal's and `JacobianRow::velocity`'s order.
+        let own = _mm256_add_pd(
+            _mm256_add_pd(own_a, dot3(linear_b, imj_linear_b)),
+            dot3(angular_b, imj_angular_b),
+        );
+        let [v_b, w_b] = unsafe { load_velocities(predicted, b_slots) };
+        let relative = _mm256_add_pd(
+            _mm256_add_pd(relative_a, dot3(linear_b, v_b)),
+            dot3(angular_b, w_b),
+        );
+        let rows_out = [
+            first,
+            transpose([
+                imj_angular_a[1],
+                imj_angular_a[2],
+                imj_linear_b[0],
+                imj_linear_b[1],
+            ]),
+            transpose([
+                imj_linear_b[2],
+                imj_angular_b[0],
+                imj_angular_b[1],
+                imj_angular_b[2],
+            ]),
+        ];
+        // SAFETY: `g + 4 <= n`, the columns' length.
+        let [target, erp, error, cfm] = unsafe {
+            [
+                _mm256_loadu_pd(columns[0].as_ptr().add(g)),
+                _mm256_loadu_pd(columns[1].as_ptr().add(g)),
+                _mm256_loadu_pd(columns[2].as_ptr().add(g)),
+                _mm256_loadu_pd(columns[3].as_ptr().add(g)),
+            ]
+        };
+        // `(target - erp C / h - J u*) / h` as the scalar terms round it.
+        let push = _mm256_mul_pd(_mm256_mul_pd(erp, error), per_h);
+        let rhs = _mm256_mul_pd(_mm256_sub_pd(_mm256_sub_pd(target, push), relative), per_h);
+        for (l, out) in imj[g..g + 4].iter_mut().enumerate() {
+            let out = (out as *mut [Vec3; 4]).cast::<f64>();
+            // SAFETY: `[Vec3; 4]` is twelve contiguous f64 (asserted above).
+            unsafe {
+                _mm256_storeu_pd(out, rows_out[0][l]);
+                _mm256_storeu_pd(out.add(4), rows_out[1][l]);
+                _mm256_storeu_pd(out.add(8), rows_out[2][l]);
+            }
+        }
+        // SAFETY: `g + 4 <= n`, the outputs' length.
+        unsafe {
+            _mm256_storeu_pd(diagonal.as_mut_ptr().add(g), own);
+            _mm256_storeu_pd(b.as_mut_ptr().add(g), rhs);
+            _mm256_storeu_pd(
+                regularization.as_mut_ptr().add(g),
+                _mm256_mul_pd(cfm, per_h),
+            );
+        }
+    }
+    n
 }

@@ -12,7 +12,7 @@
 //! `r_i` is `cfm_i / h` for the velocity solve and a tiny regulariser for post-stabilisation.
 
 use crate::math::{Mat3, Vec3};
-use crate::rows::hot::Pair;
+use crate::rows::hot::{HotBodies, Pair};
 use crate::rows::{JacobianRow, RowStorage};
 use stiction_lcp::pgs::batch::{BatchUpdate, BatchedRowOperator, LaneConstants, RowLaneConstants};
 use stiction_lcp::pgs::RowOperator;
@@ -37,13 +37,28 @@ impl RowMass {
         inverse_mass: &[f64],
         inverse_inertia: &[Mat3],
     ) {
-        // One pass writing both arrays over zipped slices (no capacity check per row, and
-        // each Jacobian read once: S1's rows are 0.7 MB, beyond the level-2 cache).
         let n = rows.len();
         self.imj.resize(n, [Vec3::ZERO; 4]);
         self.diagonal.resize(n, 0.0);
-        let outputs = self.imj.iter_mut().zip(self.diagonal.iter_mut());
-        for ((j, &[a, b]), (imj, diagonal)) in rows.jacobian.iter().zip(&rows.bodies).zip(outputs) {
+        self.compute_from(0, rows, inverse_mass, inverse_inertia);
+    }
+
+    /// [`Self::compute`] for the rows from `start` on, the arrays already sized.
+    #[inline(always)]
+    fn compute_from(
+        &mut self,
+        start: usize,
+        rows: &RowStorage,
+        inverse_mass: &[f64],
+        inverse_inertia: &[Mat3],
+    ) {
+        // One pass writing both arrays over zipped slices (no capacity check per row, and
+        // each Jacobian read once: S1's rows are 0.7 MB, beyond the level-2 cache).
+        let outputs = self.imj[start..]
+            .iter_mut()
+            .zip(self.diagonal[start..].iter_mut());
+        let inputs = rows.jacobian[start..].iter().zip(&rows.bodies[start..]);
+        for ((j, &[a, b]), (imj, diagonal)) in inputs.zip(outputs) {
             let (a, b) = (a as usize, b as usize);
             *imj = [
                 j.linear_a * inverse_mass[a],
@@ -53,6 +68,96 @@ impl RowMass {
             ];
             *diagonal = dot4(j, imj);
         }
+    }
+}
+
+/// The velocity solve's terms of every row of `rows`: `M^-1 J^T` and the diagonal into
+/// `mass`, `b = (target - erp C / h - J u*) / h` and `cfm / h` (`per_h = 1 / h`), from the
+/// bodies' masses, inertias and predicted velocities `hot`. Four rows per instruction in
+/// AVX2 where the processor has it, with the same bits (`crate::solver::lanes::solve_terms`;
+/// docs/performance.md#the-solves-row-terms-in-avx2-lanes).
+#[inline(always)]
+pub(crate) fn compute_solve_terms(
+    rows: &RowStorage,
+    hot: &HotBodies,
+    per_h: f64,
+    mass: &mut RowMass,
+    b: &mut Vec<f64>,
+    regularization: &mut Vec<f64>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    let lanes = std::arch::is_x86_feature_detected!("avx2") && !crate::avx2::baseline_only();
+    #[cfg(not(target_arch = "x86_64"))]
+    let lanes = false;
+    solve_terms_by(lanes, rows, hot, per_h, mass, b, regularization);
+}
+
+/// [`compute_solve_terms`] in AVX2 lanes (four rows at a time, then the rest one by one)
+/// if `lanes`, which requires the processor to have AVX2, else row by row.
+#[inline(always)]
+fn solve_terms_by(
+    lanes: bool,
+    rows: &RowStorage,
+    hot: &HotBodies,
+    per_h: f64,
+    mass: &mut RowMass,
+    b: &mut Vec<f64>,
+    regularization: &mut Vec<f64>,
+) {
+    let n = rows.len();
+    mass.imj.resize(n, [Vec3::ZERO; 4]);
+    mass.diagonal.resize(n, 0.0);
+    b.resize(n, 0.0);
+    regularization.resize(n, 0.0);
+    #[cfg(target_arch = "x86_64")]
+    let done = if lanes {
+        let out = crate::solver::lanes::SolveTerms {
+            imj: &mut mass.imj,
+            diagonal: &mut mass.diagonal,
+            b,
+            regularization,
+        };
+        // SAFETY: `lanes` promises AVX2.
+        unsafe {
+            crate::solver::lanes::solve_terms(
+                rows,
+                &hot.inverse_mass,
+                &hot.inverse_inertia,
+                &hot.predicted,
+                per_h,
+                out,
+            )
+        }
+    } else {
+        0
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = {
+        let _ = lanes;
+        0
+    };
+    mass.compute_from(done, rows, &hot.inverse_mass, &hot.inverse_inertia);
+    // Products with `1 / h` rather than three divisions a row (a division occupies the
+    // divider for several cycles). Written over zipped slices: exact lengths, no capacity
+    // check per row (S1: a third of this pass's time); a `for` loop rather than `extend`,
+    // whose fold the compiler kept out of line, in its baseline copy
+    // (docs/performance.md#the-step-compiled-for-avx2).
+    let predicted = &hot.predicted;
+    let pieces = rows.bodies[done..].iter().zip(&rows.jacobian[done..]).zip(
+        rows.target_velocity[done..]
+            .iter()
+            .zip(&rows.erp[done..])
+            .zip(&rows.error[done..]),
+    );
+    for (rhs, ((&[a, b_slot], jacobian), ((target, erp), error))) in
+        b[done..].iter_mut().zip(pieces)
+    {
+        let ([va, wa], [vb, wb]) = (predicted[a as usize], predicted[b_slot as usize]);
+        let relative = jacobian.velocity(va, wa, vb, wb);
+        *rhs = (target - erp * error * per_h - relative) * per_h;
+    }
+    for (r, cfm) in regularization[done..].iter_mut().zip(&rows.cfm[done..]) {
+        *r = cfm * per_h;
     }
 }
 
@@ -886,6 +991,78 @@ mod tests {
             rng.range(-1.0, 1.0),
             rng.range(-1.0, 1.0),
         )
+    }
+
+    /// The velocity solve's terms in AVX2 lanes are the row-by-row terms to the bit: 23
+    /// random rows (five groups of four and three left over) between dynamic bodies of
+    /// unsymmetric inverse inertias, a static body and the ground, with every one of `b`'s
+    /// inputs random. A product summed in another order, or a lane's row written to
+    /// another row, changes bits.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn solve_terms_in_lanes_are_the_row_by_row_terms() {
+        assert!(
+            std::arch::is_x86_feature_detected!("avx2"),
+            "this test compares the AVX2 lanes and needs a processor with AVX2"
+        );
+        let mut rng = SplitMix64::new(29);
+        let mut vector = || random_vector(&mut rng);
+        let mut hot = HotBodies::default();
+        hot.reset(5);
+        for slot in 0..4 {
+            hot.inverse_mass[slot] = 0.3 + 0.2 * slot as f64;
+            hot.inverse_inertia[slot] = Mat3::from_cols(vector(), vector(), vector());
+        }
+        for slot in 0..6 {
+            hot.predicted[slot] = [vector(), vector()];
+        }
+        let mut rows = RowStorage::default();
+        let mut rng = SplitMix64::new(31);
+        for i in 0..23u32 {
+            let a = i % 4;
+            rows.bodies.push([a, (a + 1 + i % 3) % 6]);
+            let mut vector = || random_vector(&mut rng);
+            rows.jacobian.push(JacobianRow {
+                linear_a: vector(),
+                angular_a: vector(),
+                linear_b: vector(),
+                angular_b: vector(),
+            });
+            rows.target_velocity.push(rng.range(-1.0, 1.0));
+            rows.erp.push(rng.range(0.0, 1.0));
+            rows.error.push(rng.range(-0.01, 0.01));
+            rows.cfm.push(rng.range(0.0, 1e-4));
+        }
+        let per_h = 1.0 / (1.0 / 60.0);
+        let terms = |lanes: bool| {
+            let (mut mass, mut b, mut regularization) = (RowMass::default(), vec![], vec![]);
+            solve_terms_by(
+                lanes,
+                &rows,
+                &hot,
+                per_h,
+                &mut mass,
+                &mut b,
+                &mut regularization,
+            );
+            (mass, b, regularization)
+        };
+        let (rows_mass, rows_b, rows_regularization) = terms(false);
+        let (lanes_mass, lanes_b, lanes_regularization) = terms(true);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let imj_bits = |m: &RowMass| {
+            let numbers = m.imj.iter().flatten().flat_map(|v| v.to_array());
+            numbers.map(f64::to_bits).collect::<Vec<_>>()
+        };
+        assert_eq!(rows_b.len(), 23);
+        assert!(rows_b
+            .iter()
+            .chain(&rows_mass.diagonal)
+            .all(|v| v.is_finite() && *v != 0.0));
+        assert_eq!(imj_bits(&lanes_mass), imj_bits(&rows_mass));
+        assert_eq!(bits(&lanes_mass.diagonal), bits(&rows_mass.diagonal));
+        assert_eq!(bits(&lanes_b), bits(&rows_b));
+        assert_eq!(bits(&lanes_regularization), bits(&rows_regularization));
     }
 
     /// A block's couplings from the shared-bodies shortcut are the entries `J_i M^-1 J_k^T`

@@ -83,7 +83,9 @@ use crate::solver::assemble::{assemble_island, ProblemPool};
 use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::solver::island::Islands;
 use crate::solver::settings::{ExactSettings, IterativeSettings, Solver};
-use crate::solver::sparse::{scatter, sparse_residual, LaneBlocks, RowMass, SparseOperator};
+use crate::solver::sparse::{
+    compute_solve_terms, scatter, sparse_residual, LaneBlocks, RowMass, SparseOperator,
+};
 use crate::solver::sparse_exact::{SparseExactSolver, SparseIsland};
 use settings::WorldSettings;
 use solve::solve_islands;

@@ -50,32 +50,14 @@ fn solve_all_islands(
     h: f64,
     stats: &mut StepStats,
 ) -> Result<(), WorldError> {
-    s.mass
-        .compute(&s.rows, &s.hot.inverse_mass, &s.hot.inverse_inertia);
-    // Products with `1 / h` rather than three divisions a row (a division occupies the
-    // divider for several cycles). Written over zipped slices: exact lengths, no capacity
-    // check per row (S1: a third of this pass's time); a `for` loop rather than `extend`,
-    // whose fold the compiler kept out of line, in its baseline copy
-    // (docs/performance.md#the-step-compiled-for-avx2).
-    let per_h = 1.0 / h;
-    let (rows, predicted) = (&s.rows, &s.hot.predicted);
-    s.b.clear();
-    s.b.resize(rows.len(), 0.0);
-    s.regularization.clear();
-    s.regularization.resize(rows.len(), 0.0);
-    let pieces = rows
-        .bodies
-        .iter()
-        .zip(&rows.jacobian)
-        .zip(rows.target_velocity.iter().zip(&rows.erp).zip(&rows.error));
-    for (b, ((&[a, b_slot], jacobian), ((target, erp), error))) in s.b.iter_mut().zip(pieces) {
-        let ([va, wa], [vb, wb]) = (predicted[a as usize], predicted[b_slot as usize]);
-        let relative = jacobian.velocity(va, wa, vb, wb);
-        *b = (target - erp * error * per_h - relative) * per_h;
-    }
-    for (r, cfm) in s.regularization.iter_mut().zip(&rows.cfm) {
-        *r = cfm * per_h;
-    }
+    compute_solve_terms(
+        &s.rows,
+        &s.hot,
+        1.0 / h,
+        &mut s.mass,
+        &mut s.b,
+        &mut s.regularization,
+    );
     // A sum is non-finite if any term is (opposite infinities give NaN); one pass without
     // a branch a row.
     if !s.b.iter().sum::<f64>().is_finite() && s.b.iter().any(|v| !v.is_finite()) {
