@@ -757,6 +757,21 @@ unsafe fn load_masses(inverse_mass: &[f64], slots: [usize; 4]) -> __m256d {
     }
 }
 
+/// Stores numbers `offset` to `offset + 3` of four rows' `M^-1 J^T` (`rows`) from `entries`
+/// (entry by entry, lanes across), transposed back to row by row.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store_row_numbers(rows: &mut [[Vec3; 4]], offset: usize, entries: [__m256d; 4]) {
+    assert!(offset + 4 <= 12);
+    let numbers = transpose(entries);
+    for (row, lane) in rows.iter_mut().zip(numbers) {
+        let out = (row as *mut [Vec3; 4]).cast::<f64>();
+        // SAFETY: `[Vec3; 4]` is twelve contiguous f64 (asserted above), and
+        // `offset + 4 <= 12`.
+        unsafe { _mm256_storeu_pd(out.add(offset), lane) };
+    }
+}
+
 /// What [`solve_terms`] writes, per row: `M^-1 J^T`, the diagonal `J M^-1 J^T`, `b` and
 /// `cfm / h`.
 pub(crate) struct SolveTerms<'a> {
@@ -817,15 +832,16 @@ pub(crate) unsafe fn solve_terms(
         "a row's body slot is out of range"
     );
     let per_h = _mm256_set1_pd(per_h);
-    for g in (0..n).step_by(4) {
-        let four = [&bodies[g], &bodies[g + 1], &bodies[g + 2], &bodies[g + 3]];
+    let groups = bodies.chunks_exact(4).zip(jacobian.chunks_exact(4));
+    for (group, (four, jacobian)) in groups.enumerate() {
+        let g = 4 * group;
         let a = [four[0][0], four[1][0], four[2][0], four[3][0]].map(|s| s as usize);
         let b_slots = [four[0][1], four[1][1], four[2][1], four[3][1]].map(|s| s as usize);
         let j = [
-            twelve(&jacobian[g]),
-            twelve(&jacobian[g + 1]),
-            twelve(&jacobian[g + 2]),
-            twelve(&jacobian[g + 3]),
+            twelve(&jacobian[0]),
+            twelve(&jacobian[1]),
+            twelve(&jacobian[2]),
+            twelve(&jacobian[3]),
         ];
         // SAFETY: every row has twelve numbers; the last loads read numbers 8 to 11.
         let (j0, j1, j2) = unsafe {
@@ -843,18 +859,44 @@ pub(crate) unsafe fn solve_terms(
         let own_a = _mm256_add_pd(dot3(linear_a, imj_linear_a), dot3(angular_a, imj_angular_a));
         let [v_a, w_a] = unsafe { load_velocities(predicted, a) };
         let relative_a = _mm256_add_pd(dot3(linear_a, v_a), dot3(angular_a, w_a));
-        // Entries 0-3 of every row's `M^-1 J^T` (A's linear, A's first angular).
-        let first = transpose([
-            imj_linear_a[0],
-            imj_linear_a[1],
-            imj_linear_a[2],
-            imj_angular_a[0],
-        ]);
+        // Entries 0-3 of every row's `M^-1 J^T` (A's linear, A's first angular), stored
+        // at once: kept until the end, the twelve entries spilled to the stack.
+        let rows_imj = &mut imj[g..g + 4];
+        store_row_numbers(
+            rows_imj,
+            0,
+            [
+                imj_linear_a[0],
+                imj_linear_a[1],
+                imj_linear_a[2],
+                imj_angular_a[0],
+            ],
+        );
         let (linear_b, angular_b) = ([j1[2], j1[3], j2[0]], [j2[1], j2[2], j2[3]]);
         let imj_linear_b = scale(linear_b, unsafe { load_masses(inverse_mass, b_slots) });
+        store_row_numbers(
+            rows_imj,
+            4,
+            [
+                imj_angular_a[1],
+                imj_angular_a[2],
+                imj_linear_b[0],
+                imj_linear_b[1],
+            ],
+        );
         let imj_angular_b = turn(
             unsafe { &load_matrices(inverse_inertia, b_slots) },
             angular_b,
+        );
+        store_row_numbers(
+            rows_imj,
+            8,
+            [
+                imj_linear_b[2],
+                imj_angular_b[0],
+                imj_angular_b[1],
+                imj_angular_b[2],
+            ],
         );
         // `((d0 + d1) + d2) + d3`: the scalar diagonal's and `JacobianRow::velocity`'s order.
         let own = _mm256_add_pd(
@@ -866,21 +908,6 @@ pub(crate) unsafe fn solve_terms(
             _mm256_add_pd(relative_a, dot3(linear_b, v_b)),
             dot3(angular_b, w_b),
         );
-        let rows_out = [
-            first,
-            transpose([
-                imj_angular_a[1],
-                imj_angular_a[2],
-                imj_linear_b[0],
-                imj_linear_b[1],
-            ]),
-            transpose([
-                imj_linear_b[2],
-                imj_angular_b[0],
-                imj_angular_b[1],
-                imj_angular_b[2],
-            ]),
-        ];
         // SAFETY: `g + 4 <= n`, the columns' length.
         let [target, erp, error, cfm] = unsafe {
             [
@@ -893,15 +920,6 @@ pub(crate) unsafe fn solve_terms(
         // `(target - erp C / h - J u*) / h` as the scalar terms round it.
         let push = _mm256_mul_pd(_mm256_mul_pd(erp, error), per_h);
         let rhs = _mm256_mul_pd(_mm256_sub_pd(_mm256_sub_pd(target, push), relative), per_h);
-        for (l, out) in imj[g..g + 4].iter_mut().enumerate() {
-            let out = (out as *mut [Vec3; 4]).cast::<f64>();
-            // SAFETY: `[Vec3; 4]` is twelve contiguous f64 (asserted above).
-            unsafe {
-                _mm256_storeu_pd(out, rows_out[0][l]);
-                _mm256_storeu_pd(out.add(4), rows_out[1][l]);
-                _mm256_storeu_pd(out.add(8), rows_out[2][l]);
-            }
-        }
         // SAFETY: `g + 4 <= n`, the outputs' length.
         unsafe {
             _mm256_storeu_pd(diagonal.as_mut_ptr().add(g), own);
