@@ -71,31 +71,24 @@ impl RowMass {
     }
 }
 
-/// The velocity solve's terms of every row of `rows`: `M^-1 J^T` and the diagonal into
-/// `mass`, `b = (target - erp C / h - J u*) / h` and `cfm / h` (`per_h = 1 / h`), from the
-/// bodies' masses, inertias and predicted velocities `hot`. Four rows per instruction in
-/// AVX2 where the processor has it, with the same bits (`crate::solver::lanes::solve_terms`;
-/// docs/performance.md#the-solves-row-terms-in-avx2-lanes).
+/// Whether [`compute_solve_terms`] may take its AVX2 lanes: the processor has AVX2 and no
+/// unit test asked for the baseline code (`crate::avx2::BASELINE_ONLY`).
 #[inline(always)]
-pub(crate) fn compute_solve_terms(
-    rows: &RowStorage,
-    hot: &HotBodies,
-    per_h: f64,
-    mass: &mut RowMass,
-    b: &mut Vec<f64>,
-    regularization: &mut Vec<f64>,
-) {
+pub(crate) fn lanes_available() -> bool {
     #[cfg(target_arch = "x86_64")]
-    let lanes = std::arch::is_x86_feature_detected!("avx2") && !crate::avx2::baseline_only();
+    return std::arch::is_x86_feature_detected!("avx2") && !crate::avx2::baseline_only();
     #[cfg(not(target_arch = "x86_64"))]
-    let lanes = false;
-    solve_terms_by(lanes, rows, hot, per_h, mass, b, regularization);
+    false
 }
 
-/// [`compute_solve_terms`] in AVX2 lanes (four rows at a time, then the rest one by one)
-/// if `lanes`, which requires the processor to have AVX2, else row by row.
+/// The velocity solve's terms of every row of `rows`: `M^-1 J^T` and the diagonal into
+/// `mass`, `b = (target - erp C / h - J u*) / h` and `cfm / h` (`per_h = 1 / h`), from the
+/// bodies' masses, inertias and predicted velocities `hot`. With `lanes`, where the
+/// processor has AVX2 ([`lanes_available`]), four rows per instruction, then the rest one
+/// by one, with the same bits (`crate::solver::lanes::solve_terms`;
+/// docs/performance.md#the-solves-row-terms-in-avx2-lanes); else row by row.
 #[inline(always)]
-fn solve_terms_by(
+pub(crate) fn compute_solve_terms(
     lanes: bool,
     rows: &RowStorage,
     hot: &HotBodies,
@@ -110,14 +103,14 @@ fn solve_terms_by(
     b.resize(n, 0.0);
     regularization.resize(n, 0.0);
     #[cfg(target_arch = "x86_64")]
-    let done = if lanes {
+    let done = if lanes && std::arch::is_x86_feature_detected!("avx2") {
         let out = crate::solver::lanes::SolveTerms {
             imj: &mut mass.imj,
             diagonal: &mut mass.diagonal,
             b,
             regularization,
         };
-        // SAFETY: `lanes` promises AVX2.
+        // SAFETY: AVX2 was detected just above.
         unsafe {
             crate::solver::lanes::solve_terms(
                 rows,
@@ -1036,7 +1029,7 @@ mod tests {
         let per_h = 1.0 / (1.0 / 60.0);
         let terms = |lanes: bool| {
             let (mut mass, mut b, mut regularization) = (RowMass::default(), vec![], vec![]);
-            solve_terms_by(
+            compute_solve_terms(
                 lanes,
                 &rows,
                 &hot,

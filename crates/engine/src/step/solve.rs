@@ -51,6 +51,7 @@ fn solve_all_islands(
     stats: &mut StepStats,
 ) -> Result<(), WorldError> {
     compute_solve_terms(
+        lanes_available(),
         &s.rows,
         &s.hot,
         1.0 / h,
