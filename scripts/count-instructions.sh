@@ -9,6 +9,7 @@
 #   scripts/count-instructions.sh s4 --solver iterative --sweeps 3
 #   STEPS=100 TOP=30 scripts/count-instructions.sh s1 --solver iterative --sweeps 4
 #   CACHE=1 scripts/count-instructions.sh s1 --solver iterative --sweeps 4
+#   STAGES=1 scripts/count-instructions.sh s4 --solver iterative --sweeps 3
 #
 # Runs `stiction bench --scene SCENE --steps N` under cachegrind twice, N = STEPS and
 # 2 STEPS (STEPS defaults to 200); the difference over STEPS is the count per step of the
@@ -17,7 +18,11 @@
 # the function it was inlined into). With CACHE=1 cachegrind also simulates the caches, a
 # 2 MB last level standing for one core's second-level cache, and the misses a step of
 # the first level (data) and of that level are printed: a deterministic proxy for memory
-# traffic, about ten times slower to run, and only a proxy (docs/performance.md).
+# traffic, about ten times slower to run, and only a proxy (docs/performance.md). With
+# STAGES=1 the binary is built with the engine's `stage-profile` feature (in
+# target/stage-profile), whose step stages are functions of their own, so the list splits
+# the step by stage; its stages run baseline rather than AVX2 code, so it executes more
+# than the inlined build (S4: about 5 %).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 1 ]; then
@@ -30,12 +35,17 @@ shift
 steps="${STEPS:-200}"
 top="${TOP:-15}"
 cache="${CACHE:-0}"
+stages="${STAGES:-0}"
 case "$steps" in
     '' | *[!0-9]* | 0) echo "error: STEPS must be a whole number above 0, not '$steps'" >&2; exit 2 ;;
 esac
 case "$cache" in
     0 | 1) ;;
     *) echo "error: CACHE must be 0 or 1, not '$cache'" >&2; exit 2 ;;
+esac
+case "$stages" in
+    0 | 1) ;;
+    *) echo "error: STAGES must be 0 or 1, not '$stages'" >&2; exit 2 ;;
 esac
 case "$top" in
     '' | *[!0-9]*) echo "error: TOP must be a whole number, not '$top'" >&2; exit 2 ;;
@@ -44,8 +54,14 @@ if ! command -v valgrind >/dev/null || ! command -v cg_annotate >/dev/null; then
     echo "error: valgrind (with cachegrind and cg_annotate) is not installed; on Debian: apt-get install valgrind" >&2
     exit 2
 fi
-cargo build --release --quiet -p stiction-cli --manifest-path "$root/Cargo.toml"
-binary="$root/target/release/stiction"
+if [ "$stages" = 1 ]; then
+    cargo build --release --quiet -p stiction-cli --manifest-path "$root/Cargo.toml" \
+        --features stage-profile --target-dir "$root/target/stage-profile"
+    binary="$root/target/stage-profile/release/stiction"
+else
+    cargo build --release --quiet -p stiction-cli --manifest-path "$root/Cargo.toml"
+    binary="$root/target/release/stiction"
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

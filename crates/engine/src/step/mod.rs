@@ -207,7 +207,9 @@ crate::avx2::compiled_for_avx2! {
     fn run_stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> => stages
 }
 
-/// [`run_stages`]'s work, inlined into its two copies.
+/// [`run_stages`]'s work, inlined into its two copies. The stages are inlined into it
+/// too, except with the `stage-profile` feature, which keeps them out of line so that an
+/// instruction count splits the step by stage (docs/performance.md#counting-instructions).
 #[inline(always)]
 fn stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     if !(h.is_finite() && h > 0.0) {
@@ -265,7 +267,8 @@ fn stages(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
 
 /// Stage 0: sleep classification, broad phase, waking what awake bodies reach, narrow
 /// phase and the contact hook.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn detect_collisions(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     let sleeping = w.settings.sleep.enabled;
     let contacts = &w.settings.contacts;
@@ -301,7 +304,8 @@ fn detect_collisions(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
 
 /// Stage 2: the contacts' frames and impacts, then the joints' rows (with their warm
 /// starts and curvature targets) into the raw storage in producer order.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn write_joint_rows(w: &mut StepState<'_>, h: f64) {
     let (settings, s) = (w.settings, &mut *w.scratch);
     // Contact frames and restitution first: sequential impacts change the velocities the
@@ -361,7 +365,8 @@ fn write_joint_rows(w: &mut StepState<'_>, h: f64) {
 /// Stage 4: every contact point's normal and friction rows, written where the islands
 /// put them (or after the joints' in producer order, for rows already in island order,
 /// which are then lent to the solve), and the check that every row is finite.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
     let (settings, s) = (w.settings, &mut *w.scratch);
     let points = &mut w.collision.points;
@@ -426,7 +431,8 @@ fn projects_contacts(settings: &WorldSettings) -> bool {
 /// Stage 3: islands of bodies connected by rows, found from the joints' rows and the
 /// contacts' shapes before the contacts' rows are written, and the joints' rows copied
 /// into island order (unless every row already is in it).
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn build_islands(w: &mut StepState<'_>) {
     let s = &mut *w.scratch;
     s.islands.group_contacts = true;
@@ -457,7 +463,8 @@ fn build_islands(w: &mut StepState<'_>) {
 }
 
 /// Stage 7: position-level projection of joint errors and (when on) contact penetration.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn post_stabilize(w: &mut StepState<'_>) -> Result<(), WorldError> {
     let settings = w.settings;
     let s = &mut *w.scratch;
@@ -496,7 +503,8 @@ fn post_stabilize(w: &mut StepState<'_>) -> Result<(), WorldError> {
 /// Stage 9: the contact forces per point and per body, the contacts' memory for the
 /// next step's warm start, and the events: this step's touching pairs (with their
 /// impulses over the step `h`) and sensor overlaps committed against the last step's.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn report_contacts(w: &mut StepState<'_>, h: f64) {
     let s = &*w.scratch;
     w.wrenches.clear();
@@ -523,7 +531,8 @@ fn report_contacts(w: &mut StepState<'_>, h: f64) {
 }
 
 /// Stage 10: islands at rest long enough fall asleep (their bodies' velocities zeroed).
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn fall_asleep(w: &mut StepState<'_>, h: f64) {
     let settings = w.settings;
     if settings.sleep.enabled {
@@ -546,7 +555,8 @@ fn fall_asleep(w: &mut StepState<'_>, h: f64) {
 }
 
 /// Phase 1: fills the hot arrays and the unconstrained velocities `u*`.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn predict_velocities(
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
     activity: &[Activity],
@@ -673,7 +683,8 @@ fn check_rows(
 }
 
 /// Phase 5: `u+ = u* + h M^-1 J^T lambda`.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn update_velocities(
     s: &mut StepScratch,
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
@@ -710,7 +721,8 @@ fn update_velocities(
 }
 
 /// Phase 6: the new poses, as [`crate::advance_pose`] would move each body.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn integrate_poses(
     bodies: &Arena<crate::body::RigidBody, BodyHandle>,
     activity: &[Activity],
@@ -742,7 +754,8 @@ fn integrate_poses(
 }
 
 /// Phase 8: writes the buffers into the bodies and joints. Cannot fail.
-#[inline(always)]
+#[cfg_attr(not(feature = "stage-profile"), inline(always))]
+#[cfg_attr(feature = "stage-profile", inline(never))]
 fn commit(
     bodies: &mut Arena<crate::body::RigidBody, BodyHandle>,
     joints: &mut Arena<Joint, JointHandle>,
