@@ -27,9 +27,10 @@ pub(crate) struct RowMass {
 }
 
 impl RowMass {
-    /// Computes the products for every row of `rows` with per-slot inverse masses.
-    /// Inlined into its callers, the solve and the projection, which run AVX2 copies
-    /// (`crate::avx2`).
+    /// Computes the products for every row of `rows` with per-slot inverse masses, row by
+    /// row. Inlined into the projection, which runs AVX2 copies (`crate::avx2`); the
+    /// velocity solve's rows take [`compute_solve_terms`], which also does them four at a
+    /// time.
     #[inline(always)]
     pub(crate) fn compute(
         &mut self,
