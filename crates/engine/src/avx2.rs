@@ -45,7 +45,6 @@ pub(crate) use compiled_for_avx2;
 /// Whether the unit tests asked for the baseline copies ([`BASELINE_ONLY`]); always
 /// `false` outside them.
 #[inline(always)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn baseline_only() -> bool {
     #[cfg(test)]
     return BASELINE_ONLY.load(std::sync::atomic::Ordering::Relaxed);
@@ -54,7 +53,9 @@ pub(crate) fn baseline_only() -> bool {
 }
 
 /// Set by a unit test (`scenes::tests`) to run the baseline copies on a processor with
-/// AVX2, so that the two copies' steps can be compared. Other tests running meanwhile take
+/// AVX2, and the solve's row terms row by row rather than in AVX2 lanes
+/// (`crate::solver::sparse::compute_solve_terms`), so that the two kinds of steps can be
+/// compared. Other tests running meanwhile take
 /// the baseline copies too, which by the claim under test changes none of their answers.
 #[cfg(test)]
 pub(crate) static BASELINE_ONLY: std::sync::atomic::AtomicBool =

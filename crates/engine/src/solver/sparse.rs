@@ -72,22 +72,14 @@ impl RowMass {
     }
 }
 
-/// Whether [`compute_solve_terms`] may take its AVX2 lanes: the processor has AVX2 and no
-/// unit test asked for the baseline code (`crate::avx2::BASELINE_ONLY`).
-#[inline(always)]
-pub(crate) fn lanes_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return std::arch::is_x86_feature_detected!("avx2") && !crate::avx2::baseline_only();
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
 /// The velocity solve's terms of every row of `rows`: `M^-1 J^T` and the diagonal into
 /// `mass`, `b = (target - erp C / h - J u*) / h` and `cfm / h` (`per_h = 1 / h`), from the
 /// bodies' masses, inertias and predicted velocities `hot`. With `lanes`, where the
-/// processor has AVX2 ([`lanes_available`]), four rows per instruction, then the rest one
-/// by one, with the same bits (`crate::solver::lanes::solve_terms`;
-/// docs/performance.md#the-solves-row-terms-in-avx2-lanes); else row by row.
+/// processor has AVX2 (detected here), four rows per instruction, then the rest one by
+/// one, with the same bits (`crate::solver::lanes::solve_terms`;
+/// docs/performance.md#the-solves-row-terms-in-avx2-lanes); else row by row. The solve
+/// passes `false` only when a unit test asked for the baseline code
+/// (`crate::avx2::BASELINE_ONLY`).
 #[inline(always)]
 pub(crate) fn compute_solve_terms(
     lanes: bool,

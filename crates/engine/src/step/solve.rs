@@ -51,7 +51,7 @@ fn solve_all_islands(
     stats: &mut StepStats,
 ) -> Result<(), WorldError> {
     compute_solve_terms(
-        lanes_available(),
+        !crate::avx2::baseline_only(),
         &s.rows,
         &s.hot,
         1.0 / h,
