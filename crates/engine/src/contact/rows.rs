@@ -305,6 +305,45 @@ pub(crate) fn write_shapes(
     }
 }
 
+/// Whether `shapes`, from producer row `first` to its end, are exactly what
+/// [`write_shapes`] would write for `points` in `order` under `model`: checked in place,
+/// point by point, stopping at the first difference, so that a step whose contacts keep
+/// their structure (S1's pyramid, after its first steps) writes no shapes at all.
+#[inline(always)]
+pub(crate) fn shapes_match(
+    points: &[ContactPoint],
+    order: &[u32],
+    model: FrictionModel,
+    first: usize,
+    shapes: &RowShapes,
+) -> bool {
+    let friction_rows = friction_row_count(model);
+    let (bodies, findex, unbounded) = (&shapes.bodies, &shapes.findex, &shapes.unbounded);
+    let mut next = first;
+    for &p in order {
+        let point = &points[p as usize];
+        let rows = if point.candidate.friction > 0.0 {
+            1 + friction_rows
+        } else {
+            1
+        };
+        let end = next + rows;
+        if end > bodies.len() {
+            return false;
+        }
+        let normal = next;
+        let same = (next..end).all(|r| {
+            let of = if r == normal { None } else { Some(normal) };
+            bodies[r] == point.slots && findex[r] == of && !unbounded[r]
+        });
+        if !same {
+            return false;
+        }
+        next = end;
+    }
+    next == bodies.len()
+}
+
 /// Where [`write_rows`] writes: appended to a storage in producer order, or each row at its
 /// place in island order.
 #[derive(Debug)]
@@ -662,5 +701,76 @@ mod tests {
             position: &position,
         };
         assert!(!write(&mut points, &mut placed, placement));
+    }
+
+    /// The shapes `write_shapes` writes for `points` in `order` after `joint_rows` rows.
+    fn written_shapes(
+        points: &[ContactPoint],
+        order: &[u32],
+        model: FrictionModel,
+        joint_rows: usize,
+    ) -> RowShapes {
+        let mut shapes = RowShapes::default();
+        for r in 0..joint_rows {
+            shapes.push([r as u32, 2], None, true);
+        }
+        write_shapes(points, order, model, joint_rows, &mut shapes);
+        shapes
+    }
+
+    #[test]
+    fn shapes_match_in_place_exactly_when_written_shapes_are_equal() {
+        let mut points = two_points();
+        points.push(points[0].clone());
+        points[2].candidate.friction = 0.0;
+        let order = [1, 2, 0];
+        for model in [
+            FrictionModel::Box,
+            FrictionModel::PolygonalCone { edges: 4 },
+        ] {
+            let kept = written_shapes(&points, &order, model, 2);
+            assert!(shapes_match(&points, &order, model, 2, &kept));
+            // Each change to the points the islands depend on is seen, as the written
+            // shapes would differ.
+            let mut changes: Vec<(Vec<ContactPoint>, Vec<u32>)> = Vec::new();
+            let mut moved = points.clone();
+            moved[0].slots = [2, 1];
+            changes.push((moved, order.to_vec()));
+            let mut frictionless = points.clone();
+            frictionless[1].candidate.friction = 0.0;
+            changes.push((frictionless, order.to_vec()));
+            let mut rubbing = points.clone();
+            rubbing[2].candidate.friction = 0.3;
+            changes.push((rubbing, order.to_vec()));
+            changes.push((points.clone(), vec![0, 2, 1]));
+            changes.push((points[..2].to_vec(), vec![1, 0]));
+            let mut more = points.clone();
+            more.push(points[1].clone());
+            changes.push((more, vec![1, 2, 0, 3]));
+            for (changed, changed_order) in &changes {
+                let written = written_shapes(changed, changed_order, model, 2);
+                assert_ne!(written, kept);
+                assert!(!shapes_match(changed, changed_order, model, 2, &kept));
+                // And the changed points match their own shapes.
+                assert!(shapes_match(changed, changed_order, model, 2, &written));
+            }
+            // Kept shapes differing in a friction index or a bound alone.
+            let mut wrong = kept.clone();
+            wrong.findex[3] = Some(1);
+            assert!(!shapes_match(&points, &order, model, 2, &wrong));
+            let mut wrong = kept.clone();
+            wrong.unbounded[2] = true;
+            assert!(!shapes_match(&points, &order, model, 2, &wrong));
+            // The joints' rows before the contacts' are compared by `starts_with_rows`.
+            let mut raw = RowStorage::default();
+            for r in 0..2u32 {
+                let poses = [Pose::IDENTITY; 2];
+                let mut writer = raw.writer([r, 2], poses, Softness::DEFAULT, false);
+                writer.push(Row::equality(JacobianRow::default(), 0.0));
+            }
+            assert!(kept.starts_with_rows(&raw));
+            raw.bodies[1] = [1, 0];
+            assert!(!kept.starts_with_rows(&raw));
+        }
     }
 }

@@ -442,6 +442,18 @@ impl RowShapes {
             .extend((0..rows.len()).map(|r| rows.is_unbounded(r)));
     }
 
+    /// Whether the first `rows.len()` shapes are exactly `rows`' (more may follow).
+    pub(crate) fn starts_with_rows(&self, rows: &RowStorage) -> bool {
+        let n = rows.len();
+        n <= self.len()
+            && self.bodies[..n] == rows.bodies[..]
+            && self.findex[..n] == rows.findex[..]
+            && self.unbounded[..n]
+                .iter()
+                .enumerate()
+                .all(|(r, &u)| u == rows.is_unbounded(r))
+    }
+
     /// Whether `rows` have exactly these shapes.
     pub(crate) fn describe(&self, rows: &RowStorage) -> bool {
         self.bodies == rows.bodies

@@ -165,21 +165,46 @@ impl Islands {
     }
 
     /// Finds the islands of rows shaped `shapes` before they are written (their bodies
-    /// index `dynamic`), so that a producer can write them straight into island order
-    /// ([`Self::place_written`], [`Self::positions`]) instead of into producer order and
-    /// then copied (docs/performance.md#rows-written-in-island-order). Takes `shapes`'
-    /// contents (it is left holding stale ones).
-    #[inline(always)]
+    /// index `dynamic`): [`Self::reuse_if`] the kept shapes equal `shapes`, else
+    /// [`Self::replan`]. The step does the two itself, comparing in place.
+    #[cfg(test)]
     pub(crate) fn plan(&mut self, shapes: &mut RowShapes, dynamic: &[bool]) {
-        let options = (self.group_contacts, self.interleave);
-        self.reused = self.last.same_context(dynamic, options) && self.last.shapes == *shapes;
-        if !self.reused {
-            self.sort(shapes, dynamic);
-            self.last.record(shapes, dynamic, options);
+        if !self.reuse_if(dynamic, |kept| kept == shapes) {
+            self.replan(shapes, dynamic);
         }
     }
 
-    /// After [`Self::plan`]: sizes `sorted` for the islands' rows, writes every sorted
+    /// Planning, before the rows are written, so that a producer can write them straight
+    /// into island order ([`Self::place_written`], [`Self::positions`]) instead of into
+    /// producer order and then copied (docs/performance.md#rows-written-in-island-order);
+    /// first half: keeps the last plan's islands and order if the context (`dynamic`, the
+    /// options) is the same and `matches` says the kept shapes are this step's rows'. The
+    /// producer compares its rows with them in place rather than writing out shapes to
+    /// compare (S1: 7,000 a step). Returns (and records, [`Self::reused`]) whether the plan
+    /// was kept; if not, call [`Self::replan`].
+    #[inline(always)]
+    pub(crate) fn reuse_if(
+        &mut self,
+        dynamic: &[bool],
+        matches: impl FnOnce(&RowShapes) -> bool,
+    ) -> bool {
+        let options = (self.group_contacts, self.interleave);
+        self.reused = self.last.same_context(dynamic, options) && matches(&self.last.shapes);
+        self.reused
+    }
+
+    /// Planning's second half, once [`Self::reuse_if`] found the kept plan does not hold:
+    /// sorts the rows shaped `shapes` (their bodies index `dynamic`) into islands afresh and
+    /// keeps `shapes`' contents (it is left holding stale ones).
+    #[inline(always)]
+    pub(crate) fn replan(&mut self, shapes: &mut RowShapes, dynamic: &[bool]) {
+        let options = (self.group_contacts, self.interleave);
+        self.reused = false;
+        self.sort(shapes, dynamic);
+        self.last.record(shapes, dynamic, options);
+    }
+
+    /// After planning ([`Self::reuse_if`], [`Self::replan`]): sizes `sorted` for the islands' rows, writes every sorted
     /// row's friction index (relative to its island) and a zero force, and copies the rows
     /// already written to `raw` (its first rows in producer order, a joint's) to their
     /// places. Every other value of `sorted` is stale until the caller writes each
@@ -196,13 +221,13 @@ impl Islands {
         }
     }
 
-    /// Where each raw row of the last [`Self::plan`] or build goes among the sorted rows
+    /// Where each raw row of the last planning or build goes among the sorted rows
     /// ([`NONE`]: dropped, it touches no dynamic body).
     pub(crate) fn positions(&self) -> &[u32] {
         &self.new_position
     }
 
-    /// After [`Self::plan`] found the rows already in island order ([`Self::identity`]) and
+    /// After planning found the rows already in island order ([`Self::identity`]) and
     /// the caller wrote them all to `raw`: moves them into `sorted` (the two storages
     /// swapped, friction indices made relative) instead of copying them, and `raw` holds
     /// stale rows until [`Self::give_back`]. A chain's rows are then not copied each step,

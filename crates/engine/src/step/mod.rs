@@ -439,16 +439,20 @@ fn build_islands(w: &mut StepState<'_>) {
         Solver::Iterative(_) => crate::solver::island::INTERLEAVE,
         Solver::Exact(_) => 1,
     };
-    s.shapes.clear();
-    s.shapes.extend_from_rows(&s.raw);
-    contact_rows::write_shapes(
-        &w.collision.points,
-        &w.collision.order,
-        w.settings.contacts.friction_model,
-        s.raw.len(),
-        &mut s.shapes,
-    );
-    s.islands.plan(&mut s.shapes, &s.hot.dynamic);
+    let (points, order) = (&w.collision.points, &w.collision.order);
+    let model = w.settings.contacts.friction_model;
+    // The kept islands are checked against the rows in place; only a changed structure
+    // writes the shapes out and sorts them.
+    let (raw, first) = (&s.raw, s.raw.len());
+    let kept = s.islands.reuse_if(&s.hot.dynamic, |kept| {
+        kept.starts_with_rows(raw) && contact_rows::shapes_match(points, order, model, first, kept)
+    });
+    if !kept {
+        s.shapes.clear();
+        s.shapes.extend_from_rows(&s.raw);
+        contact_rows::write_shapes(points, order, model, first, &mut s.shapes);
+        s.islands.replan(&mut s.shapes, &s.hot.dynamic);
+    }
     s.rows_lent = false;
     if !s.islands.identity() {
         s.islands.place_written(&s.raw, &mut s.rows);
