@@ -14,8 +14,9 @@
 //!    row followed by its friction rows ([`crate::contact`]), warm-started from the
 //!    point's memory (or, for a new point, from the weight it carries).
 //! 3. **Islands**: bodies connected by rows ([`crate::solver::island`]), found between
-//!    the joints' rows and the contacts' from the rows' shapes, so that the contacts
-//!    write theirs straight into island order.
+//!    the joints' rows and the contacts' from the rows' shapes (the last step's islands
+//!    kept when the contacts still have their shapes), so that the contacts write theirs
+//!    straight into island order.
 //! 4. **Solve**: per island, `A lambda = b + w` with `A = J M^-1 J^T + diag(cfm)/h` and
 //!    `b = (rhs - J u*) / h`, `rhs = -erp C / h + target`: exactly (Dantzig on the dense `A`,
 //!    or for large islands the sparse active-set solver of [`crate::solver::sparse_exact`], both
@@ -107,7 +108,7 @@ pub(crate) struct StepScratch {
     /// [`Islands::lend`]): `raw` is stale until [`commit`] gives them back.
     rows_lent: bool,
     /// The shapes of this step's rows, from which the islands are found before the
-    /// contacts' rows are written.
+    /// contacts' rows are written; written only when the kept islands no longer hold.
     shapes: RowShapes,
     /// Each joint's slot and raw row range this step.
     joint_rows: Vec<(usize, Range<usize>)>,
