@@ -264,10 +264,11 @@ const HEIGHT_HYSTERESIS: f64 = 0.2;
 /// runs by (height descending, first point) gives. A pile's steps are whole millimetres
 /// over a few metres, a range not much larger than its number of pairs, so a counting
 /// sort over them does it in two passes (the comparison sort was 1.5 % of an S2 step).
-/// Heights spread wider (S1's pyramid and S4's stack: 19 m) sort as whole numbers, each run's step below
-/// the highest and its index packed into one (a comparison of floats with a tie-break cost
-/// S1 about 100,000 instructions a step, the integers' sort less than half); heights not
-/// finite take the comparison sort.
+/// Heights spread wider (S1's pyramid and S4's stack: 19 m) sort as whole numbers, each
+/// run's step below the highest and its index packed into one: the comparison sort of
+/// floats with a tie-break cost S1 about 100,000 instructions a step, the integers' sort
+/// about half of that. Heights not finite, or spread beyond `u32`, take the comparison
+/// sort.
 #[inline(always)]
 fn order_runs_by_height(
     runs: &mut [(f64, u32, u32)],

@@ -204,11 +204,11 @@ impl Islands {
         self.last.record(shapes, dynamic, options);
     }
 
-    /// After planning ([`Self::reuse_if`], [`Self::replan`]): sizes `sorted` for the islands' rows, writes every sorted
-    /// row's friction index (relative to its island) and a zero force, and copies the rows
-    /// already written to `raw` (its first rows in producer order, a joint's) to their
-    /// places. Every other value of `sorted` is stale until the caller writes each
-    /// remaining row at [`Self::positions`].
+    /// After planning ([`Self::reuse_if`], [`Self::replan`]): sizes `sorted` for the
+    /// islands' rows, writes every sorted row's friction index (relative to its island) and
+    /// a zero force, and copies the rows already written to `raw` (its first rows in
+    /// producer order, a joint's) to their places. Every other value of `sorted` is stale
+    /// until the caller writes each remaining row at [`Self::positions`].
     pub(crate) fn place_written(&self, raw: &RowStorage, sorted: &mut RowStorage) {
         sorted.resize_for_overwrite(self.origin.len());
         sorted.findex.copy_from_slice(&self.sorted_findex);
