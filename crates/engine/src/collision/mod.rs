@@ -284,25 +284,25 @@ fn order_runs_by_height(
     }
     let span = high - low;
     let finite = runs.iter().all(|run| run.0.is_finite());
-    if finite && span > (4 * runs.len() + 4096) as f64 && span < f64::from(u32::MAX) {
-        // Runs are in point order, so sorting by index breaks ties as by first point.
-        keys.clear();
-        keys.extend(
-            runs.iter()
-                .enumerate()
-                .map(|(i, run)| (((high - run.0) as u64) << 32) | i as u64),
-        );
-        keys.sort_unstable();
-        for &key in keys.iter() {
-            let (_, start, end) = runs[(key & u64::from(u32::MAX)) as usize];
-            order.extend(start..end);
-        }
-        return;
-    }
     if !(finite && span <= (4 * runs.len() + 4096) as f64) {
-        runs.sort_unstable_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)));
-        for &(_, start, end) in runs.iter() {
-            order.extend(start..end);
+        if finite && span < f64::from(u32::MAX) {
+            // Runs are in point order, so sorting by index breaks ties as by first point.
+            keys.clear();
+            keys.extend(
+                runs.iter()
+                    .enumerate()
+                    .map(|(i, run)| (((high - run.0) as u64) << 32) | i as u64),
+            );
+            keys.sort_unstable();
+            for &key in keys.iter() {
+                let (_, start, end) = runs[(key & u64::from(u32::MAX)) as usize];
+                order.extend(start..end);
+            }
+        } else {
+            runs.sort_unstable_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)));
+            for &(_, start, end) in runs.iter() {
+                order.extend(start..end);
+            }
         }
         return;
     }
