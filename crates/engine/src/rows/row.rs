@@ -456,13 +456,7 @@ impl RowShapes {
 
     /// Whether `rows` have exactly these shapes.
     pub(crate) fn describe(&self, rows: &RowStorage) -> bool {
-        self.bodies == rows.bodies
-            && self.findex == rows.findex
-            && self
-                .unbounded
-                .iter()
-                .enumerate()
-                .all(|(r, &u)| u == rows.is_unbounded(r))
+        self.len() == rows.len() && self.starts_with_rows(rows)
     }
 }
 
