@@ -773,13 +773,17 @@ proptest! {
 /// `zero_pattern: Some(a)` calls two contact blocks independent when `a` is zero between
 /// them (the sweeps then plan batches, which this operator leaves to the solver);
 /// `triples` lets every three unbounded rows form a block, whose reads are counted in
-/// `block_reads`.
+/// `block_reads`; the blocks and single rows starting at the rows of `unbatchable` may not
+/// be batched; the batches the sweeps plan are kept in `planned` (blocks' first rows, then
+/// single rows).
 struct Restricted<'a> {
     inner: DenseOperator<'a>,
     off_diagonal: bool,
     zero_pattern: Option<&'a DenseMatrix>,
     triples: bool,
     block_reads: std::cell::Cell<usize>,
+    unbatchable: &'a [usize],
+    planned: (Vec<[u32; 4]>, Vec<[u32; 4]>),
 }
 
 /// `options.max_iterations` sweeps of `op` on `p` from `x = 0`.
@@ -828,6 +832,8 @@ fn with_off_diagonal<'a>(
         zero_pattern,
         triples,
         block_reads: Default::default(),
+        unbatchable: &[],
+        planned: Default::default(),
     }
 }
 
@@ -849,6 +855,8 @@ fn row_by_row(inner: DenseOperator<'_>) -> Restricted<'_> {
         zero_pattern: None,
         triples: false,
         block_reads: Default::default(),
+        unbatchable: &[],
+        planned: Default::default(),
     }
 }
 
@@ -893,6 +901,22 @@ impl BatchedRowOperator for Restricted<'_> {
     fn independent_blocks(&self, i: usize, k: usize) -> bool {
         self.zero_pattern
             .is_some_and(|a| (i..i + 3).all(|r| (k..k + 3).all(|c| a[(r, c)] == 0.0)))
+    }
+
+    fn batchable_block(&self, i: usize) -> bool {
+        !self.unbatchable.contains(&i)
+    }
+
+    fn batchable_row(&self, i: usize) -> bool {
+        !self.unbatchable.contains(&i)
+    }
+
+    fn prepare_batches(&mut self, batches: &[[u32; 4]], _: &[f64]) {
+        self.planned.0 = batches.to_vec();
+    }
+
+    fn prepare_row_batches(&mut self, batches: &[[u32; 4]], _: &[f64]) {
+        self.planned.1 = batches.to_vec();
     }
 }
 
@@ -1002,6 +1026,26 @@ fn batched_contact_blocks_take_the_same_steps_as_single_rows() {
     let rows = sweeps_from_zero(&mut row_by_row(DenseOperator::new(&p.a)), &p, &options);
     assert!(rows.iter().any(|v| *v != 0.0));
     assert_same_iterates(&batched, &rows, "batched");
+
+    // Blocks and rows the operator may not batch stay out of every batch (nothing joins
+    // the batch they open either), and the sweeps are still the row-by-row ones.
+    let members = |batches: &[[u32; 4]]| -> Vec<usize> {
+        batches.iter().flatten().map(|&m| m as usize).collect()
+    };
+    let unbatchable = [0, 6, 3 * contacts + 1];
+    let (blocks, singles) = (members(&batching.planned.0), members(&batching.planned.1));
+    assert!(blocks.contains(&0) && blocks.contains(&6) && singles.contains(&(3 * contacts + 1)));
+    batching.unbatchable = &unbatchable;
+    let kept_out = sweeps_from_zero(&mut batching, &p, &options);
+    assert_same_iterates(&kept_out, &rows, "batched, some units not batchable");
+    let (blocks, singles) = (members(&batching.planned.0), members(&batching.planned.1));
+    assert!(!blocks.is_empty() && !singles.is_empty());
+    for unit in unbatchable {
+        assert!(
+            !blocks.contains(&unit) && !singles.contains(&unit),
+            "{unit} batched"
+        );
+    }
 }
 
 /// A solve declared to have the last one's structure (same rows and friction indices, new

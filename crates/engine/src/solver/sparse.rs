@@ -619,8 +619,13 @@ impl BatchedRowOperator for SparseOperator<'_> {
     }
 
     #[inline(always)]
+    fn batchable_row(&self, i: usize) -> bool {
+        self.compact(i, 1)
+    }
+
+    #[inline(always)]
     fn independent_rows(&self, i: usize, k: usize) -> bool {
-        self.no_dynamic_body_in_common(i, k) && self.compact(i, 1) && self.compact(k, 1)
+        self.no_dynamic_body_in_common(i, k)
     }
 
     #[inline(always)]
@@ -650,13 +655,15 @@ impl BatchedRowOperator for SparseOperator<'_> {
         BatchUpdate::NotHandled
     }
 
+    // A block's lanes hold one pair of bodies and one linear Jacobian (`compact`).
+    #[inline(always)]
+    fn batchable_block(&self, i: usize) -> bool {
+        self.shares_bodies(i) && self.compact(i, 3)
+    }
+
     #[inline(always)]
     fn independent_blocks(&self, i: usize, k: usize) -> bool {
-        self.shares_bodies(i)
-            && self.shares_bodies(k)
-            && self.no_dynamic_body_in_common(i, k)
-            && self.compact(i, 3)
-            && self.compact(k, 3)
+        self.no_dynamic_body_in_common(i, k)
     }
 
     #[inline(always)]

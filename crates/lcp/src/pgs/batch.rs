@@ -57,10 +57,21 @@ pub trait BatchedRowOperator: RowOperator {
         false
     }
 
-    /// Whether the contact blocks starting at rows `i` and `k` may be updated side by side in
-    /// one batch: no row of one couples with a row of the other (`A` is zero between
-    /// them), so the order of their updates does not matter. The default, `false`, never
-    /// batches.
+    /// Whether the contact block starting at row `i` may be batched at all (with a block
+    /// [`independent_blocks`](BatchedRowOperator::independent_blocks) of it). Asked once per
+    /// block and solve; a block that may not opens a batch nobody joins. The default,
+    /// `true`, leaves the whole decision to `independent_blocks`.
+    fn batchable_block(&self, i: usize) -> bool {
+        let _ = i;
+        true
+    }
+
+    /// Whether the contact blocks starting at rows `i` and `k`, both
+    /// [`batchable_block`](BatchedRowOperator::batchable_block), may be updated side by side
+    /// in one batch: no row of one couples with a row of the other (`A` is zero between
+    /// them), so the order of their updates does not matter. Asked only of batchable
+    /// blocks, so what makes a block batchable is checked once per block rather than once
+    /// per pair. The default, `false`, never batches.
     fn independent_blocks(&self, i: usize, k: usize) -> bool {
         let _ = (i, k);
         false
@@ -107,8 +118,17 @@ pub trait BatchedRowOperator: RowOperator {
         BatchUpdate::NotHandled
     }
 
-    /// Whether the single rows `i` and `k` may be updated side by side in one row batch
-    /// (`A_ik = 0`). The default, `false`, never batches rows.
+    /// Whether the single row `i` may be batched at all, as
+    /// [`batchable_block`](BatchedRowOperator::batchable_block) for blocks. The default is
+    /// `true`.
+    fn batchable_row(&self, i: usize) -> bool {
+        let _ = i;
+        true
+    }
+
+    /// Whether the single rows `i` and `k`, both
+    /// [`batchable_row`](BatchedRowOperator::batchable_row), may be updated side by side in
+    /// one row batch (`A_ik = 0`). The default, `false`, never batches rows.
     fn independent_rows(&self, i: usize, k: usize) -> bool {
         let _ = (i, k);
         false

@@ -248,14 +248,14 @@ pub struct PgsScratch {
     plan: Vec<Unit>,
     /// The first rows of each batch's four blocks.
     batches: Vec<[u32; 4]>,
-    /// Batches being filled while planning: their heads and how many.
-    open: Vec<([u32; 4], usize)>,
+    /// Batches being filled while planning.
+    open: Vec<OpenBatch>,
     /// Per batch, what its sweeps read besides `x`, lane by lane (see [`LaneConstants`]).
     lane_constants: Vec<LaneConstants>,
     /// The rows of each row batch: four independent single rows (see [`plan_sweep`]).
     row_batches: Vec<[u32; 4]>,
     /// Row batches being filled while planning.
-    open_rows: Vec<([u32; 4], usize)>,
+    open_rows: Vec<OpenBatch>,
     /// Per row batch, its fixed numbers lane by lane.
     row_constants: Vec<RowLaneConstants>,
     /// The size of the problem the plan (blocks, batches, order) was made for, if it may
@@ -263,6 +263,23 @@ pub struct PgsScratch {
     planned: Option<usize>,
     /// Set by [`PgsScratch::assume_same_structure`] for the next solve.
     same_structure: bool,
+}
+
+/// A batch being filled while planning: its first `count` members (first rows of blocks,
+/// or single rows) and whether others may join it (not when its first member may not be
+/// batched; `None` until a unit independent of its members asks).
+#[derive(Clone, Copy, Debug)]
+struct OpenBatch {
+    units: [u32; 4],
+    count: u32,
+    joinable: Option<bool>,
+}
+
+impl OpenBatch {
+    #[inline(always)]
+    fn members(&self) -> &[u32] {
+        &self.units[..self.count as usize]
+    }
 }
 
 /// One step of a sweep's plan.
@@ -716,8 +733,12 @@ fn plan_sweep<O: BatchedRowOperator>(
             continue;
         }
         if block[i].is_some() {
-            let independent = |h: u32| op.independent_blocks(h as usize, i);
-            let complete = add_to_batch(open, i, independent, plan, Unit::Block);
+            let unit = BatchCandidate {
+                batchable: |h: u32| op.batchable_block(h as usize),
+                independent: |h: u32| op.independent_blocks(h as usize, i),
+                single: Unit::Block,
+            };
+            let complete = add_to_batch(open, i, unit, plan);
             if let Some(heads) = complete {
                 push_batch(plan, batches.len(), false);
                 batches.push(heads);
@@ -732,8 +753,12 @@ fn plan_sweep<O: BatchedRowOperator>(
             && inv_diag[i] > 0.0
             && (lo[i] > f64::NEG_INFINITY || hi[i] < f64::INFINITY);
         if single {
-            let independent = |k: u32| op.independent_rows(k as usize, i);
-            let complete = add_to_batch(open_rows, i, independent, plan, Unit::Row);
+            let unit = BatchCandidate {
+                batchable: |k: u32| op.batchable_row(k as usize),
+                independent: |k: u32| op.independent_rows(k as usize, i),
+                single: Unit::Row,
+            };
+            let complete = add_to_batch(open_rows, i, unit, plan);
             if let Some(rows) = complete {
                 push_batch(plan, row_batches.len(), true);
                 row_batches.push(rows);
@@ -743,11 +768,11 @@ fn plan_sweep<O: BatchedRowOperator>(
         }
         i += 1;
     }
-    for (heads, count) in open.drain(..) {
-        plan.extend(heads[..count].iter().map(|&h| Unit::Block(h)));
+    for batch in open.drain(..) {
+        plan.extend(batch.members().iter().map(|&h| Unit::Block(h)));
     }
-    for (rows, count) in open_rows.drain(..) {
-        plan.extend(rows[..count].iter().map(|&r| Unit::Row(r)));
+    for batch in open_rows.drain(..) {
+        plan.extend(batch.members().iter().map(|&r| Unit::Row(r)));
     }
 }
 
@@ -773,32 +798,64 @@ fn push_batch(plan: &mut Vec<Unit>, index: usize, rows: bool) {
     }
 }
 
-/// Puts unit `i` into the first open batch whose members are all `independent` of it;
-/// returns the batch once it has four. Without a fitting batch a new one opens; with
-/// [`OPEN_BATCHES`] open already, the oldest closes first and its members go into the
-/// plan one by one (`single`).
-fn add_to_batch(
-    open: &mut Vec<([u32; 4], usize)>,
+/// What [`add_to_batch`] asks of the operator about a unit `i` (a block or a single row):
+/// whether a unit may be batched at all, whether a unit is independent of `i`, and how a
+/// unit goes into the plan on its own.
+struct BatchCandidate<B, I, S> {
+    batchable: B,
+    independent: I,
+    single: S,
+}
+
+/// Puts unit `i` into the first open batch whose members are all independent of it, if
+/// both the batch (its first member) and `i` may be batched; returns the batch once it has
+/// four. Without a fitting batch a new one opens; with [`OPEN_BATCHES`] open already, the
+/// oldest closes first and its members go into the plan one by one.
+///
+/// Whether a unit may be batched is only asked once a batch independent of `i` is found
+/// (most of a pyramid's blocks share a body with every open batch), and at most once per
+/// unit.
+fn add_to_batch<B: Fn(u32) -> bool, I: Fn(u32) -> bool, S: Fn(u32) -> Unit>(
+    open: &mut Vec<OpenBatch>,
     i: usize,
-    independent: impl Fn(u32) -> bool,
+    unit: BatchCandidate<B, I, S>,
     plan: &mut Vec<Unit>,
-    single: fn(u32) -> Unit,
 ) -> Option<[u32; 4]> {
-    let fits =
-        |(members, count): &([u32; 4], usize)| members[..*count].iter().all(|&m| independent(m));
-    match open.iter().position(fits) {
+    let mut own = None;
+    let mut found = None;
+    for (at, batch) in open.iter_mut().enumerate() {
+        if !batch.members().iter().all(|&m| (unit.independent)(m)) {
+            continue;
+        }
+        if !*batch
+            .joinable
+            .get_or_insert_with(|| (unit.batchable)(batch.units[0]))
+        {
+            continue;
+        }
+        let batchable = *own.get_or_insert_with(|| (unit.batchable)(i as u32));
+        if batchable {
+            found = Some(at);
+        }
+        break;
+    }
+    match found {
         Some(at) => {
-            let (members, count) = &mut open[at];
-            members[*count] = i as u32;
-            *count += 1;
-            (*count == 4).then(|| open.remove(at).0)
+            let batch = &mut open[at];
+            batch.units[batch.count as usize] = i as u32;
+            batch.count += 1;
+            (batch.count == 4).then(|| open.remove(at).units)
         }
         None => {
             if open.len() == OPEN_BATCHES {
-                let (members, count) = open.remove(0);
-                plan.extend(members[..count].iter().map(|&m| single(m)));
+                let oldest = open.remove(0);
+                plan.extend(oldest.members().iter().map(|&m| (unit.single)(m)));
             }
-            open.push(([i as u32, 0, 0, 0], 1));
+            open.push(OpenBatch {
+                units: [i as u32, 0, 0, 0],
+                count: 1,
+                joinable: own,
+            });
             None
         }
     }
