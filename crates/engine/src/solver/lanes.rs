@@ -69,15 +69,23 @@ fn transpose(r: [__m256d; 4]) -> [__m256d; 4] {
 
 /// The four lanes' accumulators, entry by entry: `v[c]` holds entry `c` of the twelve
 /// (body A's linear and angular, then body B's) for lanes 0 to 3.
+///
+/// # Safety
+/// Every slot of `slots` must be below `cache.len()`: the kernels check their run's
+/// [`LaneRun::slot_bound`] once instead of each slot (two instructions a slot, sixteen
+/// slots a batch).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn gather(cache: &[Pair], slots: &[[u32; 4]; 2]) -> [__m256d; 12] {
+unsafe fn gather(cache: &[Pair], slots: &[[u32; 4]; 2]) -> [__m256d; 12] {
     let mut groups = [[_mm256_setzero_pd(); 4]; 3];
     for l in 0..4 {
-        let (a, b) = (
-            numbers(&cache[slots[0][l] as usize]),
-            numbers(&cache[slots[1][l] as usize]),
-        );
+        // SAFETY: the caller checked the slots.
+        let (a, b) = unsafe {
+            (
+                numbers(cache.get_unchecked(slots[0][l] as usize)),
+                numbers(cache.get_unchecked(slots[1][l] as usize)),
+            )
+        };
         // SAFETY: `a` and `b` point at six f64 each (see `numbers`).
         unsafe {
             groups[0][l] = _mm256_loadu_pd(a);
@@ -99,7 +107,8 @@ fn gather(cache: &[Pair], slots: &[[u32; 4]; 2]) -> [__m256d; 12] {
 /// accumulators `cache[slots]`. The lanes' bodies are distinct except for static ones,
 /// whose accumulators stay zero (their `M^-1` is, so their change is), so the order of the
 /// lanes' additions does not matter. A macro, not a function: as a call (a
-/// `#[target_feature]` function is not always inlined) it cost S1 4.5 %.
+/// `#[target_feature]` function is not always inlined) it cost S1 4.5 %. Every slot must
+/// be below `cache.len()`, as for [`gather`].
 macro_rules! scatter {
     ($cache:expr, $slots:expr, $change:expr) => {{
         let (cache, slots, change): (&mut [Pair], &[[u32; 4]; 2], &[__m256d; 12]) =
@@ -112,14 +121,16 @@ macro_rules! scatter {
             transpose([change[6], change[7], change[8], change[9]]),
         ];
         for l in 0..4 {
-            let a = numbers_mut(&mut cache[slots[0][l] as usize]);
+            // SAFETY: the kernel checked the slots (see `gather`).
+            let a = numbers_mut(unsafe { cache.get_unchecked_mut(slots[0][l] as usize) });
             // SAFETY: `a` points at six f64 (see `numbers`); the B slot is borrowed after.
             unsafe {
                 _mm256_storeu_pd(a, _mm256_add_pd(_mm256_loadu_pd(a), groups[0][l]));
                 let low = _mm256_castpd256_pd128(groups[1][l]);
                 _mm_storeu_pd(a.add(4), _mm_add_pd(_mm_loadu_pd(a.add(4)), low));
             }
-            let b = numbers_mut(&mut cache[slots[1][l] as usize]);
+            // SAFETY: as for `a`.
+            let b = numbers_mut(unsafe { cache.get_unchecked_mut(slots[1][l] as usize) });
             // SAFETY: as for `a`.
             unsafe {
                 _mm256_storeu_pd(b, _mm256_add_pd(_mm256_loadu_pd(b), groups[2][l]));
@@ -370,6 +381,9 @@ pub(crate) unsafe fn lay_out_jacobians<const ROWS: usize>(
 /// separately, lane by lane too.
 pub(crate) struct LaneRun<'a, const ROWS: usize, C> {
     pub(crate) slots: &'a [[[u32; 4]; 2]],
+    /// Above every slot of `slots`: each kernel checks once that the accumulators reach
+    /// it, and then reads them unchecked.
+    pub(crate) slot_bound: usize,
     pub(crate) linear: &'a [[Linear; ROWS]],
     pub(crate) angular: &'a [[Angular; ROWS]],
     pub(crate) angular_imj: &'a [[Angular; ROWS]],
@@ -391,6 +405,10 @@ pub(crate) unsafe fn row_batches(
     run: LaneRun<1, RowLaneConstants>,
     forces: &mut [[[f64; 4]; 1]],
 ) -> Option<f64> {
+    assert!(
+        run.slot_bound <= cache.len(),
+        "lane slots beyond the accumulators"
+    );
     // Lane-wise maxima, reduced once at the end rather than per batch.
     let mut largest = _mm256_setzero_pd();
     for (k, force) in forces.iter_mut().enumerate() {
@@ -406,9 +424,12 @@ pub(crate) unsafe fn row_batches(
 /// one projected step with `constants`, the lanes' forces `force` and the accumulators
 /// moved. Returns each lane's `|delta|`, or `None` (nothing moved) if a candidate was not
 /// finite. Inlined into [`row_batches`].
+///
+/// # Safety
+/// The run's slots must be below `cache.len()` (see [`gather`]).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn row_batch(
+unsafe fn row_batch(
     cache: &mut [Pair],
     run: &LaneRun<1, RowLaneConstants>,
     k: usize,
@@ -454,6 +475,10 @@ pub(crate) unsafe fn batches(
     run: LaneRun<3, LaneConstants>,
     forces: &mut [[[f64; 4]; 3]],
 ) -> Option<f64> {
+    assert!(
+        run.slot_bound <= cache.len(),
+        "lane slots beyond the accumulators"
+    );
     // Lane-wise maxima, reduced once at the end rather than per batch.
     let mut largest = _mm256_setzero_pd();
     for (k, force) in forces.iter_mut().enumerate() {
@@ -471,9 +496,12 @@ pub(crate) unsafe fn batches(
 /// `constants`), the lanes' forces `force` and the accumulators moved. Returns each lane's
 /// largest `|delta|`, or `None` (nothing moved) if a candidate was not finite. Compiled for
 /// AVX2 and inlined into [`batches`].
+///
+/// # Safety
+/// The run's slots must be below `cache.len()` (see [`gather`]).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn batch(
+unsafe fn batch(
     cache: &mut [Pair],
     run: &LaneRun<3, LaneConstants>,
     index: usize,
@@ -553,6 +581,10 @@ pub(crate) unsafe fn block_residuals<C>(
     hi: &[f64],
     (per_x, per_w): (f64, f64),
 ) -> (f64, f64, bool) {
+    assert!(
+        run.slot_bound <= cache.len(),
+        "lane slots beyond the accumulators"
+    );
     let (per_x, per_w) = (_mm256_set1_pd(per_x), _mm256_set1_pd(per_w));
     let sign = _mm256_set1_pd(-0.0);
     let (mut bound, mut natural) = (_mm256_setzero_pd(), _mm256_setzero_pd());
@@ -618,6 +650,10 @@ pub(crate) unsafe fn apply_forces<C>(
     first_rows: &[[u32; 4]],
     x: &[f64],
 ) {
+    assert!(
+        run.slot_bound <= cache.len(),
+        "lane slots beyond the accumulators"
+    );
     for (index, heads) in first_rows.iter().enumerate() {
         let h = heads.map(|h| h as usize);
         let forces = [gather_x(x, &h, 0), gather_x(x, &h, 1), gather_x(x, &h, 2)];

@@ -268,6 +268,8 @@ struct LaneUnits<const ROWS: usize> {
     regularization: Vec<[[f64; 4]; ROWS]>,
     /// Body slots of each lane's unit: `[A lanes, B lanes]`.
     slots: Vec<[[u32; 4]; 2]>,
+    /// One more than the largest slot laid out (the kernels' `LaneRun::slot_bound`).
+    slot_bound: usize,
     /// The units' forces during the sweeps, lane by lane (vector loads and stores instead
     /// of four scalar ones a row); [`Self::write_back`] returns them to `x`.
     forces: Vec<[[f64; 4]; ROWS]>,
@@ -314,12 +316,14 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
                 &mut self.angular_imj[..n],
             );
         }
+        let mut largest = 0;
         for (index, batch) in batches.iter().enumerate() {
             #[cfg(not(target_arch = "x86_64"))]
             self.lay_out_jacobians_by_row(op, index, batch);
             for (l, &h) in batch.iter().enumerate() {
                 let h = h as usize;
                 let [a, b] = op.bodies[h];
+                largest = largest.max(a).max(b);
                 self.slots[index][0][l] = a;
                 self.slots[index][1][l] = b;
                 self.inverse_mass[index][0][l] = inverse_mass[a as usize];
@@ -330,6 +334,11 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
                 }
             }
         }
+        self.slot_bound = if batches.is_empty() {
+            0
+        } else {
+            largest as usize + 1
+        };
     }
 
     /// The Jacobian part of [`Self::lay_out`] for batch `index`, number by number (what
@@ -366,8 +375,14 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
         crate::solver::lanes::LaneRun<'a, ROWS, C>,
         &'a mut [[[f64; 4]; ROWS]],
     ) {
+        // Only this lay-out's batches are below `slot_bound`.
+        assert!(
+            batches.end <= self.first_rows.len(),
+            "batches beyond the lay-out"
+        );
         let run = crate::solver::lanes::LaneRun {
             slots: &self.slots[batches.clone()],
+            slot_bound: self.slot_bound,
             linear: &self.linear[batches.clone()],
             angular: &self.angular[batches.clone()],
             angular_imj: &self.angular_imj[batches.clone()],
@@ -384,6 +399,7 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
         let n = self.first_rows.len();
         crate::solver::lanes::LaneRun {
             slots: &self.slots[..n],
+            slot_bound: self.slot_bound,
             linear: &self.linear[..n],
             angular: &self.angular[..n],
             angular_imj: &self.angular_imj[..n],
