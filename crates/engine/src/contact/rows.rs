@@ -405,6 +405,7 @@ pub(crate) fn write_rows(
     let at = |raw: usize| stored_at(position, raw);
     debug_assert_eq!(order.len(), n);
     let mut finite = true;
+    let mut rows = storage.columns();
     for (k, &p) in order.iter().enumerate() {
         super::prefetch_point(points, order, k + PREFETCH_AHEAD);
         let point = &mut points[p as usize];
@@ -454,12 +455,11 @@ pub(crate) fn write_rows(
         let normal_at = at(index);
         if let Some(i) = normal_at {
             finite &= usable(&row);
-            storage.set_values(i, [a, b], &row, softness);
+            rows.set_values(i, [a, b], &row, softness);
             if position.is_none() {
-                storage.findex[i] = None;
+                rows.set_findex(i, None);
             }
-            storage.warm_lambda[i] = point.memory.normal;
-            storage.warm_state[i] = point.memory.states[0];
+            rows.set_warm(i, point.memory.normal, point.memory.states[0]);
         }
 
         let [p_a, p_b] = point.anchors;
@@ -482,13 +482,12 @@ pub(crate) fn write_rows(
                     .target_velocity(direction.dot(c.surface_velocity))
                     .unstabilized();
                 finite &= usable(&row);
-                storage.set_values(i, [a, b], &row, softness);
+                rows.set_values(i, [a, b], &row, softness);
                 if position.is_none() {
-                    storage.findex[i] = Some(index);
+                    rows.set_findex(i, Some(index));
                 }
                 // Every value is written: placed rows hold last step's until then.
-                storage.warm_lambda[i] = 0.0;
-                storage.warm_state[i] = None;
+                rows.set_warm(i, 0.0, None);
                 next += 1;
             }
         }
@@ -503,16 +502,16 @@ pub(crate) fn write_rows(
         // A friction row shares its normal's bodies, so it is placed if the normal is.
         let friction_at = |k: usize| at(range.start + k).unwrap_or(normal_at);
         if box_rows {
-            storage.warm_lambda[friction_at(0)] = memory.friction.dot(t1);
-            storage.warm_lambda[friction_at(1)] = memory.friction.dot(t2);
+            rows.set_warm_lambda(friction_at(0), memory.friction.dot(t1));
+            rows.set_warm_lambda(friction_at(1), memory.friction.dot(t2));
         }
         // Index sets only mean something for the same rows in the same directions.
         if box_rows && memory.tangent.dot(t1) >= SAME_BASIS {
-            storage.warm_state[friction_at(0)] = memory.states[1];
-            storage.warm_state[friction_at(1)] = memory.states[2];
+            rows.set_warm_state(friction_at(0), memory.states[1]);
+            rows.set_warm_state(friction_at(1), memory.states[2]);
         } else if !range.is_empty() {
             // A changed basis invalidates the normal's set too (they are solved together).
-            storage.warm_state[normal_at] = None;
+            rows.set_warm_state(normal_at, None);
         }
     }
     match position {

@@ -207,16 +207,28 @@ impl RowStorage {
     /// indices the islands wrote ([`crate::solver::island::Islands::place_written`]).
     #[inline(always)]
     pub(crate) fn set_values(&mut self, i: usize, bodies: [u32; 2], row: &Row, softness: Softness) {
-        let softness = row.softness.unwrap_or(softness);
-        self.bodies[i] = bodies;
-        self.jacobian[i] = row.jacobian;
-        self.error[i] = row.error;
-        self.target_velocity[i] = row.target_velocity;
-        self.erp[i] = softness.erp;
-        self.cfm[i] = softness.cfm;
-        self.lo[i] = row.lo;
-        self.hi[i] = row.hi;
-        self.stabilize[i] = row.stabilize;
+        self.columns().set_values(i, bodies, row, softness);
+    }
+
+    /// Every column but the forces, each cut to the number of rows, for a producer that
+    /// writes many rows by index ([`RowColumns`]).
+    #[inline(always)]
+    pub(crate) fn columns(&mut self) -> RowColumns<'_> {
+        let n = self.len();
+        RowColumns {
+            bodies: &mut self.bodies[..n],
+            jacobian: &mut self.jacobian[..n],
+            error: &mut self.error[..n],
+            target_velocity: &mut self.target_velocity[..n],
+            erp: &mut self.erp[..n],
+            cfm: &mut self.cfm[..n],
+            lo: &mut self.lo[..n],
+            hi: &mut self.hi[..n],
+            findex: &mut self.findex[..n],
+            stabilize: &mut self.stabilize[..n],
+            warm_lambda: &mut self.warm_lambda[..n],
+            warm_state: &mut self.warm_state[..n],
+        }
     }
 
     /// The columns of one number per row (all but bodies, Jacobians, friction indices,
@@ -381,6 +393,67 @@ impl RowStorage {
             && self.target_velocity[i].is_finite()
             && !self.lo[i].is_nan()
             && !self.hi[i].is_nan()
+    }
+}
+
+/// The columns of a [`RowStorage`] (but its forces), all cut to the same length: a row
+/// written by index is then bounds-checked once rather than once a column (S1's contacts
+/// write 7,080 rows a step, a dozen columns each).
+pub(crate) struct RowColumns<'a> {
+    bodies: &'a mut [[u32; 2]],
+    jacobian: &'a mut [JacobianRow],
+    error: &'a mut [f64],
+    target_velocity: &'a mut [f64],
+    erp: &'a mut [f64],
+    cfm: &'a mut [f64],
+    lo: &'a mut [f64],
+    hi: &'a mut [f64],
+    findex: &'a mut [Option<usize>],
+    stabilize: &'a mut [bool],
+    warm_lambda: &'a mut [f64],
+    warm_state: &'a mut [Option<IndexState>],
+}
+
+impl RowColumns<'_> {
+    /// Writes `row` of bodies `bodies` at index `i`, with `softness` unless the row sets
+    /// its own; the friction index and warm start are left as they are.
+    #[inline(always)]
+    pub(crate) fn set_values(&mut self, i: usize, bodies: [u32; 2], row: &Row, softness: Softness) {
+        let softness = row.softness.unwrap_or(softness);
+        self.bodies[i] = bodies;
+        self.jacobian[i] = row.jacobian;
+        self.error[i] = row.error;
+        self.target_velocity[i] = row.target_velocity;
+        self.erp[i] = softness.erp;
+        self.cfm[i] = softness.cfm;
+        self.lo[i] = row.lo;
+        self.hi[i] = row.hi;
+        self.stabilize[i] = row.stabilize;
+    }
+
+    /// Sets row `i`'s friction index (absolute).
+    #[inline(always)]
+    pub(crate) fn set_findex(&mut self, i: usize, findex: Option<usize>) {
+        self.findex[i] = findex;
+    }
+
+    /// Sets row `i`'s warm start: its force and, if known, its index set.
+    #[inline(always)]
+    pub(crate) fn set_warm(&mut self, i: usize, lambda: f64, state: Option<IndexState>) {
+        self.warm_lambda[i] = lambda;
+        self.warm_state[i] = state;
+    }
+
+    /// Sets row `i`'s warm-start force only.
+    #[inline(always)]
+    pub(crate) fn set_warm_lambda(&mut self, i: usize, lambda: f64) {
+        self.warm_lambda[i] = lambda;
+    }
+
+    /// Sets row `i`'s warm-start index set only.
+    #[inline(always)]
+    pub(crate) fn set_warm_state(&mut self, i: usize, state: Option<IndexState>) {
+        self.warm_state[i] = state;
     }
 }
 
