@@ -165,15 +165,12 @@ pub(crate) fn write_positional_rows(
     storage: &mut RowStorage,
 ) {
     let first = storage.grow(order.len());
+    let mut rows = storage.columns();
     for (index, &p) in (first..).zip(order) {
         let contact = &contacts[p as usize];
-        storage.set(
-            index,
-            contact.slots,
-            &contact.positional_row(poses),
-            contact.softness,
-            None,
-        );
+        let row = contact.positional_row(poses);
+        rows.set_values(index, contact.slots, &row, contact.softness);
+        rows.set_findex(index, None);
     }
 }
 

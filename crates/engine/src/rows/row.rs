@@ -178,36 +178,13 @@ impl RowStorage {
     }
 
     /// Appends `rows` empty rows (zero Jacobians, forces and warm starts, no friction
-    /// index) for a producer that fills them by index with [`Self::set`]; returns the first
-    /// one's index. Contacts write their rows this way: one pass over the points, each
-    /// array grown once, instead of thirteen checked pushes per row.
+    /// index) for a producer that fills them by index through [`Self::columns`]; returns
+    /// the first one's index. Contacts write their rows this way: one pass over the
+    /// points, each array grown once, instead of thirteen checked pushes per row.
     pub(crate) fn grow(&mut self, rows: usize) -> usize {
         let first = self.len();
         self.resize_for_overwrite(first + rows);
         first
-    }
-
-    /// Writes `row` of bodies `bodies` at index `i` (grown by [`Self::grow`]), with
-    /// `softness` unless the row sets its own and friction index `findex` (absolute); warm
-    /// starts are left as they are.
-    #[inline(always)]
-    pub(crate) fn set(
-        &mut self,
-        i: usize,
-        bodies: [u32; 2],
-        row: &Row,
-        softness: Softness,
-        findex: Option<usize>,
-    ) {
-        self.set_values(i, bodies, row, softness);
-        self.findex[i] = findex;
-    }
-
-    /// [`Self::set`] without the friction index, for rows placed in island order, whose
-    /// indices the islands wrote ([`crate::solver::island::Islands::place_written`]).
-    #[inline(always)]
-    pub(crate) fn set_values(&mut self, i: usize, bodies: [u32; 2], row: &Row, softness: Softness) {
-        self.columns().set_values(i, bodies, row, softness);
     }
 
     /// Every column but the forces, each cut to the number of rows, for a producer that
