@@ -316,21 +316,32 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
                 &mut self.angular_imj[..n],
             );
         }
-        let mut largest = 0;
+        #[cfg(not(target_arch = "x86_64"))]
         for (index, batch) in batches.iter().enumerate() {
-            #[cfg(not(target_arch = "x86_64"))]
             self.lay_out_jacobians_by_row(op, index, batch);
+        }
+        let mut largest = 0;
+        // Zipped and sliced once per unit: indexed, each of the six stores and four loads
+        // of a lane was bounds-checked.
+        let lanes = self.slots[..n]
+            .iter_mut()
+            .zip(&mut self.inverse_mass[..n])
+            .zip(&mut self.regularization[..n])
+            .zip(&mut self.forces[..n]);
+        for (batch, (((slots, masses), regularization), forces)) in batches.iter().zip(lanes) {
             for (l, &h) in batch.iter().enumerate() {
                 let h = h as usize;
                 let [a, b] = op.bodies[h];
                 largest = largest.max(a).max(b);
-                self.slots[index][0][l] = a;
-                self.slots[index][1][l] = b;
-                self.inverse_mass[index][0][l] = inverse_mass[a as usize];
-                self.inverse_mass[index][1][l] = -inverse_mass[b as usize];
+                slots[0][l] = a;
+                slots[1][l] = b;
+                masses[0][l] = inverse_mass[a as usize];
+                masses[1][l] = -inverse_mass[b as usize];
+                let (unit_regularization, unit_x) =
+                    (&op.regularization[h..h + ROWS], &x[h..h + ROWS]);
                 for k in 0..ROWS {
-                    self.regularization[index][k][l] = op.regularization[h + k];
-                    self.forces[index][k][l] = x[h + k];
+                    regularization[k][l] = unit_regularization[k];
+                    forces[k][l] = unit_x[k];
                 }
             }
         }
@@ -414,8 +425,9 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
     fn write_back(&self, x: &mut [f64]) {
         for (rows, forces) in self.first_rows.iter().zip(&self.forces) {
             for (l, &h) in rows.iter().enumerate() {
+                let unit = &mut x[h as usize..h as usize + ROWS];
                 for (k, lanes) in forces.iter().enumerate() {
-                    x[h as usize + k] = lanes[l];
+                    unit[k] = lanes[l];
                 }
             }
         }
