@@ -670,11 +670,14 @@ fn gather_lane_constants(b: &[f64], lo: &[f64], hi: &[f64], omega: f64, scratch:
         for (l, &h) in heads.iter().enumerate() {
             let h = h as usize;
             let couplings = block[h].unwrap_or([0.0; 3]);
+            // The block's three rows sliced once, not each array checked per row.
+            let rows = h..h + 3;
+            let (b, inv_diag, hi) = (&b[rows.clone()], &inv_diag[rows.clone()], &hi[rows]);
             for k in 0..3 {
-                c.b[k][l] = b[h + k];
-                c.relaxed[k][l] = omega * inv_diag[h + k];
+                c.b[k][l] = b[k];
+                c.relaxed[k][l] = omega * inv_diag[k];
                 c.couplings[k][l] = couplings[k];
-                c.hi[k][l] = hi[h + k];
+                c.hi[k][l] = hi[k];
             }
             c.lo_normal[l] = lo[h];
         }
@@ -982,7 +985,10 @@ fn project_warm_start(
     x: &mut [f64],
     scratch: &PgsScratch,
 ) {
-    for i in 0..x.len() {
+    let n = x.len();
+    // Cut to one length, so that a row's reads are checked once, not once an array.
+    let (lo, hi, findex, partner) = (&lo[..n], &hi[..n], &findex[..n], &scratch.partner[..n]);
+    for i in 0..n {
         x[i] = match findex[i] {
             None => x[i].max(lo[i]).min(hi[i]),
             Some(j) => {
@@ -990,10 +996,10 @@ fn project_warm_start(
                 x[i].max(-limit).min(limit)
             }
         };
-        let k = scratch.partner[i];
+        let k = partner[i];
         if k != NONE && k < i {
-            let n = findex[k].unwrap_or(k);
-            let normal = projected_normal(lo, hi, x, i, n);
+            let normal_row = findex[k].unwrap_or(k);
+            let normal = projected_normal(lo, hi, x, i, normal_row);
             (x[k], x[i]) = project_onto_cone(x[k], x[i], hi[k], hi[i], normal);
         }
     }
