@@ -462,8 +462,15 @@ pub(crate) fn write_rows(
         let [p_a, p_b] = point.anchors;
         let [t1, t2] = point.tangents;
         let start = next;
+        // Box friction's two rows start from last step's friction force along their
+        // directions, and keep their index sets if the basis did not turn; other models'
+        // rows start from zero.
+        let memory = &point.memory;
+        let box_rows = !matches!(model, FrictionModel::PolygonalCone { .. });
+        // Index sets only mean something for the same rows in the same directions.
+        let same_basis = box_rows && memory.tangent.dot(t1) >= SAME_BASIS;
         if c.friction > 0.0 {
-            for direction in friction_directions(model, t1, t2) {
+            for (k, direction) in friction_directions(model, t1, t2).enumerate() {
                 let Some(i) = at(next) else {
                     next += 1;
                     continue;
@@ -484,29 +491,22 @@ pub(crate) fn write_rows(
                     rows.set_findex(i, Some(index));
                 }
                 // Every value is written: placed rows hold last step's until then.
-                rows.set_warm(i, 0.0, None);
+                let warm = if box_rows {
+                    memory.friction.dot(direction)
+                } else {
+                    0.0
+                };
+                let state = if same_basis {
+                    memory.states[k + 1]
+                } else {
+                    None
+                };
+                rows.set_warm(i, warm, state);
                 next += 1;
             }
         }
-        let range = start..next;
-        point.friction_rows = range.clone();
-        let Some(normal_at) = normal_at else {
-            // A dropped contact's friction rows are dropped with it.
-            continue;
-        };
-        let memory = &point.memory;
-        let box_rows = range.len() == 2 && !matches!(model, FrictionModel::PolygonalCone { .. });
-        // A friction row shares its normal's bodies, so it is placed if the normal is.
-        let friction_at = |k: usize| at(range.start + k).unwrap_or(normal_at);
-        if box_rows {
-            rows.set_warm_lambda(friction_at(0), memory.friction.dot(t1));
-            rows.set_warm_lambda(friction_at(1), memory.friction.dot(t2));
-        }
-        // Index sets only mean something for the same rows in the same directions.
-        if box_rows && memory.tangent.dot(t1) >= SAME_BASIS {
-            rows.set_warm_state(friction_at(0), memory.states[1]);
-            rows.set_warm_state(friction_at(1), memory.states[2]);
-        } else if !range.is_empty() {
+        point.friction_rows = start..next;
+        if let (Some(normal_at), false) = (normal_at, same_basis || next == start) {
             // A changed basis invalidates the normal's set too (they are solved together).
             rows.set_warm_state(normal_at, None);
         }
@@ -564,24 +564,27 @@ pub(crate) fn read_forces(
     for (k, &p) in order.iter().enumerate() {
         super::prefetch_point(points, order, k + PREFETCH_AHEAD);
         let point = &mut points[p as usize];
-        let normal_force = solved.lambda(point.normal_row);
+        let (normal_force, normal_state) = solved.force_and_state(point.normal_row);
         let [t1, t2] = point.tangents;
         let n = point.candidate.geometry.normal;
         // A loop rather than `sum`, whose fold the compiler kept out of line in its
         // baseline copy (docs/performance.md#the-step-compiled-for-avx2); the same sum.
         let mut friction = Vec3::ZERO;
-        for (d, r) in friction_directions(model, t1, t2).zip(point.friction_rows.clone()) {
-            friction += d * solved.lambda(r);
+        let mut states = [normal_state, None, None];
+        let rows = friction_directions(model, t1, t2).zip(point.friction_rows.clone());
+        for (k, (d, r)) in rows.enumerate() {
+            let (force, state) = solved.force_and_state(r);
+            friction += d * force;
+            if let Some(slot) = states.get_mut(k + 1) {
+                *slot = state;
+            }
         }
         let force = n * normal_force + friction;
         let memory = &mut point.memory;
         memory.normal = normal_force;
         memory.friction = friction;
         memory.tangent = t1;
-        memory.states = [solved.state(point.normal_row), None, None];
-        for (k, i) in point.friction_rows.clone().take(2).enumerate() {
-            memory.states[k + 1] = solved.state(i);
-        }
+        memory.states = states;
         let [a, b] = point.slots.map(|s| s as usize);
         let [p_a, p_b] = point.anchors;
         wrenches[b].force += force;

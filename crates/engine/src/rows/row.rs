@@ -421,12 +421,6 @@ impl RowColumns<'_> {
         self.warm_state[i] = state;
     }
 
-    /// Sets row `i`'s warm-start force only.
-    #[inline(always)]
-    pub(crate) fn set_warm_lambda(&mut self, i: usize, lambda: f64) {
-        self.warm_lambda[i] = lambda;
-    }
-
     /// Sets row `i`'s warm-start index set only.
     #[inline(always)]
     pub(crate) fn set_warm_state(&mut self, i: usize, state: Option<IndexState>) {
@@ -545,6 +539,15 @@ impl<'a> SolvedRows<'a> {
     #[inline]
     pub(crate) fn state(&self, raw: usize) -> Option<IndexState> {
         stored_at(self.position, raw).and_then(|i| self.storage.warm_state[i])
+    }
+
+    /// [`Self::lambda`] and [`Self::state`] of producer row `raw`, its place looked up
+    /// once.
+    #[inline]
+    pub(crate) fn force_and_state(&self, raw: usize) -> (f64, Option<IndexState>) {
+        stored_at(self.position, raw).map_or((0.0, None), |i| {
+            (self.storage.lambda[i], self.storage.warm_state[i])
+        })
     }
 }
 
