@@ -69,6 +69,15 @@ pub trait RowOperator {
     /// The diagonal entry `A_ii`.
     fn diagonal(&self, i: usize) -> f64;
 
+    /// Every diagonal entry into `out` (`out[i] = A_ii`, `out` of length `n`), once per
+    /// solve. The default asks [`diagonal`](RowOperator::diagonal) row by row; an operator
+    /// that keeps the diagonal in arrays may fill it in one vectorised pass.
+    fn fill_diagonal(&self, out: &mut [f64]) {
+        for (i, v) in out.iter_mut().enumerate() {
+            *v = self.diagonal(i);
+        }
+    }
+
     /// `(A x)_i`, for the `x` last announced through `begin` and `row_changed`.
     fn row_times_vector(&self, i: usize, x: &[f64]) -> f64;
 
@@ -599,9 +608,7 @@ fn prepare<O: BatchedRowOperator>(
     // compiler vectorises: a division a row, one after another, was 40 % of this
     // function's time on a 20-box stack.
     let inv_diag = &mut scratch.inv_diag[..n];
-    for (i, v) in inv_diag.iter_mut().enumerate() {
-        *v = op.diagonal(i);
-    }
+    op.fill_diagonal(inv_diag);
     let mut frozen = 0;
     for v in inv_diag.iter_mut() {
         let usable = *v > 0.0 && v.is_finite();
