@@ -392,6 +392,35 @@ pub(crate) struct LaneRun<'a, const ROWS: usize, C> {
     pub(crate) constants: &'a [C],
 }
 
+impl<const ROWS: usize, C> LaneRun<'_, ROWS, C> {
+    /// The run's first `n` batches, every array cut to that length: a loop over `n`
+    /// batches then indexes them without a bounds check each (seven a batch).
+    #[inline(always)]
+    fn cut(self, n: usize) -> Self {
+        let constants = &self.constants[..n];
+        Self {
+            constants,
+            ..self.cut_geometry(n)
+        }
+    }
+
+    /// [`Self::cut`] but for the constants, which the residual and the warm start do not
+    /// read (their runs have none).
+    #[inline(always)]
+    fn cut_geometry(self, n: usize) -> Self {
+        Self {
+            slots: &self.slots[..n],
+            slot_bound: self.slot_bound,
+            linear: &self.linear[..n],
+            angular: &self.angular[..n],
+            angular_imj: &self.angular_imj[..n],
+            inverse_mass: &self.inverse_mass[..n],
+            regularization: &self.regularization[..n],
+            constants: self.constants,
+        }
+    }
+}
+
 /// The updates of the row batches of `run`, one after the other ([`row_batch`] each), in
 /// one call (see [`batches`]). Returns the largest `|delta|`, or `None` at the first batch
 /// whose candidate was not finite (that batch did not move; the ones before it did).
@@ -409,6 +438,7 @@ pub(crate) unsafe fn row_batches(
         run.slot_bound <= cache.len(),
         "lane slots beyond the accumulators"
     );
+    let run = run.cut(forces.len());
     // Lane-wise maxima, reduced once at the end rather than per batch.
     let mut largest = _mm256_setzero_pd();
     for (k, force) in forces.iter_mut().enumerate() {
@@ -479,6 +509,7 @@ pub(crate) unsafe fn batches(
         run.slot_bound <= cache.len(),
         "lane slots beyond the accumulators"
     );
+    let run = run.cut(forces.len());
     // Lane-wise maxima, reduced once at the end rather than per batch.
     let mut largest = _mm256_setzero_pd();
     for (k, force) in forces.iter_mut().enumerate() {
@@ -589,6 +620,7 @@ pub(crate) unsafe fn block_residuals<C>(
     let sign = _mm256_set1_pd(-0.0);
     let (mut bound, mut natural) = (_mm256_setzero_pd(), _mm256_setzero_pd());
     let mut poisoned = false;
+    let run = run.cut_geometry(first_rows.len());
     for (index, heads) in first_rows.iter().enumerate() {
         let h = heads.map(|h| h as usize);
         let v = gather(cache, &run.slots[index]);
@@ -654,6 +686,7 @@ pub(crate) unsafe fn apply_forces<C>(
         run.slot_bound <= cache.len(),
         "lane slots beyond the accumulators"
     );
+    let run = run.cut_geometry(first_rows.len());
     for (index, heads) in first_rows.iter().enumerate() {
         let h = heads.map(|h| h as usize);
         let forces = [gather_x(x, &h, 0), gather_x(x, &h, 1), gather_x(x, &h, 2)];
