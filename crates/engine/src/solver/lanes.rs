@@ -218,15 +218,27 @@ fn load(v: &[f64; 4]) -> __m256d {
 }
 
 /// `column` at `rows` (one per lane), plus `offset`.
+///
+/// # Safety
+/// Every `rows[l] + offset` must be below `column.len()`: the kernels check each unit's
+/// rows against their columns once before their loops ([`units_within`]), not each number.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn gather_x(column: &[f64], rows: &[usize; 4], offset: usize) -> __m256d {
-    _mm256_set_pd(
-        column[rows[3] + offset],
-        column[rows[2] + offset],
-        column[rows[1] + offset],
-        column[rows[0] + offset],
-    )
+unsafe fn gather_x(column: &[f64], rows: &[usize; 4], offset: usize) -> __m256d {
+    // SAFETY: the caller checked the rows.
+    unsafe {
+        _mm256_set_pd(
+            *column.get_unchecked(rows[3] + offset),
+            *column.get_unchecked(rows[2] + offset),
+            *column.get_unchecked(rows[1] + offset),
+            *column.get_unchecked(rows[0] + offset),
+        )
+    }
+}
+
+/// Whether every unit's three rows from `first_rows` lie within `len` rows.
+fn units_within(first_rows: &[[u32; 4]], len: usize) -> bool {
+    first_rows.iter().flatten().all(|&h| h as usize + 3 <= len)
 }
 
 /// Stores four contiguous f64.
@@ -345,8 +357,10 @@ pub(crate) unsafe fn lay_out_jacobians<const ROWS: usize>(
     for (((batch, linear), angular), angular_imj) in units {
         for k in 0..ROWS {
             let row = batch.map(|h| h as usize + k);
-            let j = row.map(|r| twelve(&jacobian[r]));
-            let m = row.map(|r| twelve(&imj[r]));
+            // SAFETY: every row is in bounds (asserted above).
+            let j = row.map(|r| twelve(unsafe { jacobian.get_unchecked(r) }));
+            // SAFETY: as for `j`.
+            let m = row.map(|r| twelve(unsafe { imj.get_unchecked(r) }));
             // SAFETY: every row is in bounds (asserted above) and has twelve numbers; the
             // last loads read numbers 8 to 11.
             let (j0, j1, j2, m0, m1) = unsafe {
@@ -620,6 +634,8 @@ pub(crate) unsafe fn block_residuals<C>(
     let sign = _mm256_set1_pd(-0.0);
     let (mut bound, mut natural) = (_mm256_setzero_pd(), _mm256_setzero_pd());
     let mut poisoned = false;
+    let rows = x.len().min(b.len()).min(lo.len()).min(hi.len());
+    assert!(units_within(first_rows, rows), "lane units beyond the rows");
     let run = run.cut_geometry(first_rows.len());
     for (index, heads) in first_rows.iter().enumerate() {
         let h = heads.map(|h| h as usize);
@@ -685,6 +701,10 @@ pub(crate) unsafe fn apply_forces<C>(
     assert!(
         run.slot_bound <= cache.len(),
         "lane slots beyond the accumulators"
+    );
+    assert!(
+        units_within(first_rows, x.len()),
+        "lane units beyond the rows"
     );
     let run = run.cut_geometry(first_rows.len());
     for (index, heads) in first_rows.iter().enumerate() {
