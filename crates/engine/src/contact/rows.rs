@@ -315,7 +315,13 @@ pub(crate) fn shapes_match(
     shapes: &RowShapes,
 ) -> bool {
     let friction_rows = friction_row_count(model);
-    let (bodies, findex, unbounded) = (&shapes.bodies, &shapes.findex, &shapes.unbounded);
+    // Cut to one length: the check against it below then covers every read.
+    let n = shapes.bodies.len();
+    let (bodies, findex, unbounded) = (
+        &shapes.bodies[..n],
+        &shapes.findex[..n],
+        &shapes.unbounded[..n],
+    );
     let mut next = first;
     for &p in order {
         let point = &points[p as usize];
