@@ -98,8 +98,13 @@ impl Skyline {
             let (fj, oj) = (self.first[j], self.offset[j]);
             let k0 = fi.max(fj);
             let mut s = self.data[oi + j - fi];
-            for k in k0..j {
-                s -= self.data[oi + k - fi] * self.data[oj + k - fj];
+            // The two rows' overlap as slices: one bounds check each, not two a product.
+            let (row_i, row_j) = (
+                &self.data[oi + k0 - fi..oi + j - fi],
+                &self.data[oj + k0 - fj..oj + j - fj],
+            );
+            for (a, b) in row_i.iter().zip(row_j) {
+                s -= a * b;
             }
             self.data[oi + j - fi] = s;
         }
