@@ -404,18 +404,19 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
         (run, &mut self.forces[batches])
     }
 
-    /// Every batch as one run (no constants), for [`sparse_residual`].
+    /// Every batch as one run (no constants), for [`sparse_residual`] and the warm start,
+    /// whose kernels cut the other arrays to the batches they are given. The slots are cut
+    /// here: only this lay-out's lie below `slot_bound`.
     #[cfg(target_arch = "x86_64")]
     fn all(&self) -> crate::solver::lanes::LaneRun<'_, ROWS, ()> {
-        let n = self.first_rows.len();
         crate::solver::lanes::LaneRun {
-            slots: &self.slots[..n],
+            slots: &self.slots[..self.first_rows.len()],
             slot_bound: self.slot_bound,
-            linear: &self.linear[..n],
-            angular: &self.angular[..n],
-            angular_imj: &self.angular_imj[..n],
-            inverse_mass: &self.inverse_mass[..n],
-            regularization: &self.regularization[..n],
+            linear: &self.linear,
+            angular: &self.angular,
+            angular_imj: &self.angular_imj,
+            inverse_mass: &self.inverse_mass,
+            regularization: &self.regularization,
             constants: &[],
         }
     }
