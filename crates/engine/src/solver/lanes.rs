@@ -440,7 +440,9 @@ impl<const ROWS: usize, C> LaneRun<'_, ROWS, C> {
 /// whose candidate was not finite (that batch did not move; the ones before it did).
 ///
 /// # Safety
-/// The processor must support AVX2.
+/// The processor must support AVX2, and `run.slot_bound` must lie above every slot of
+/// `run.slots`, as `crate::solver::sparse`'s lay-out makes it: the bound is checked
+/// against the accumulators, the slots themselves are not.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(crate) unsafe fn row_batches(
@@ -511,7 +513,9 @@ unsafe fn row_batch(
 /// not move; the ones before it did).
 ///
 /// # Safety
-/// The processor must support AVX2.
+/// The processor must support AVX2, and `run.slot_bound` must lie above every slot of
+/// `run.slots`, as `crate::solver::sparse`'s lay-out makes it: the bound is checked
+/// against the accumulators, the slots themselves are not.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(crate) unsafe fn batches(
@@ -612,7 +616,9 @@ unsafe fn batch(
 /// the rows' bounds and right-hand sides; a friction row's bounds are `+-|hi x_n|`.
 ///
 /// # Safety
-/// The processor must support AVX2.
+/// The processor must support AVX2, and `run.slot_bound` must lie above every slot of
+/// `run.slots`, as `crate::solver::sparse`'s lay-out makes it: the bound is checked
+/// against the accumulators, the slots themselves are not.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -689,7 +695,9 @@ fn has_nan(v: __m256d) -> bool {
 /// [`crate::solver::sparse::SparseOperator`]'s `begin`, four blocks per instruction.
 ///
 /// # Safety
-/// The processor must support AVX2.
+/// The processor must support AVX2, and `run.slot_bound` must lie above every slot of
+/// `run.slots`, as `crate::solver::sparse`'s lay-out makes it: the bound is checked
+/// against the accumulators, the slots themselves are not.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(crate) unsafe fn apply_forces<C>(
