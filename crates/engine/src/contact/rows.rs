@@ -694,9 +694,12 @@ mod tests {
         // Solved forces read back by producer row through the positions.
         placed.lambda = (0..6).map(f64::from).collect();
         let solved = SolvedRows::placed(&placed, &position);
-        assert_eq!(solved.lambda(0), 5.0);
+        assert_eq!(solved.force_and_state(0).0, 5.0);
         let dropped = [DROPPED; 6];
-        assert_eq!(SolvedRows::placed(&placed, &dropped).lambda(0), 0.0);
+        assert_eq!(
+            SolvedRows::placed(&placed, &dropped).force_and_state(0).0,
+            0.0
+        );
 
         // A non-finite witness point makes both report it.
         points[0].anchors[0].x = f64::NAN;

@@ -529,21 +529,9 @@ impl<'a> SolvedRows<'a> {
         }
     }
 
-    /// The force of producer row `raw` (zero for a dropped row).
-    #[inline]
-    pub(crate) fn lambda(&self, raw: usize) -> f64 {
-        stored_at(self.position, raw).map_or(0.0, |i| self.storage.lambda[i])
-    }
-
-    /// The index set the solve left for producer row `raw`.
-    #[inline]
-    pub(crate) fn state(&self, raw: usize) -> Option<IndexState> {
-        stored_at(self.position, raw).and_then(|i| self.storage.warm_state[i])
-    }
-
-    /// [`Self::lambda`] and [`Self::state`] of producer row `raw`, its place looked up
-    /// once.
-    #[inline]
+    /// The force of producer row `raw` and the index set the solve left for it (zero and
+    /// none for a dropped row), its place looked up once.
+    #[inline(always)]
     pub(crate) fn force_and_state(&self, raw: usize) -> (f64, Option<IndexState>) {
         stored_at(self.position, raw).map_or((0.0, None), |i| {
             (self.storage.lambda[i], self.storage.warm_state[i])

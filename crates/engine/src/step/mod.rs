@@ -786,9 +786,9 @@ fn commit(
         Islands::give_back(&mut s.raw, &mut s.rows);
     } else {
         let solved = SolvedRows::placed(&s.rows, s.islands.positions());
-        for r in 0..s.raw.len() {
-            s.raw.lambda[r] = solved.lambda(r);
-            s.raw.warm_state[r] = solved.state(r);
+        let columns = s.raw.lambda.iter_mut().zip(&mut s.raw.warm_state);
+        for (r, (lambda, state)) in columns.enumerate() {
+            (*lambda, *state) = solved.force_and_state(r);
         }
     }
     for (slot, range) in &s.joint_rows {
