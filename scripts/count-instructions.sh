@@ -10,6 +10,7 @@
 #   STEPS=100 TOP=30 scripts/count-instructions.sh s1 --solver iterative --sweeps 4
 #   CACHE=1 scripts/count-instructions.sh s1 --solver iterative --sweeps 4
 #   STAGES=1 scripts/count-instructions.sh s4 --solver iterative --sweeps 3
+#   PEER=rapier CACHE=1 scripts/count-instructions.sh s1
 #
 # Runs `stiction bench --scene SCENE --steps N` under cachegrind twice, N = STEPS and
 # 2 STEPS (STEPS defaults to 200); the difference over STEPS is the count per step of the
@@ -22,7 +23,12 @@
 # STAGES=1 the binary is built with the engine's `stage-profile` feature (in
 # target/stage-profile), whose step stages are functions of their own, so the list splits
 # the step by stage; its stages run baseline rather than AVX2 code, so it executes more
-# than the inlined build (S4: about 5 %).
+# than the inlined build (S4: about 5 %). With PEER=ENGINE (rapier, ode-quick, ode-exact,
+# ours-iterative, ours-exact: `stiction-peers --engines`) the runs are bench/peers' instead
+# (`--steps N --rounds 1`, built as scripts/bench-peers.sh builds it; ODE's headers must be
+# installed, which that script does): the same count for a peer engine's step at its
+# defaults, to set beside ours (docs/performance.md#memory-traffic-against-rapier). It
+# takes no stiction bench options.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 1 ]; then
@@ -36,6 +42,7 @@ steps="${STEPS:-200}"
 top="${TOP:-15}"
 cache="${CACHE:-0}"
 stages="${STAGES:-0}"
+peer="${PEER:-}"
 case "$steps" in
     '' | *[!0-9]* | 0) echo "error: STEPS must be a whole number above 0, not '$steps'" >&2; exit 2 ;;
 esac
@@ -54,7 +61,19 @@ if ! command -v valgrind >/dev/null || ! command -v cg_annotate >/dev/null; then
     echo "error: valgrind (with cachegrind and cg_annotate) is not installed; on Debian: apt-get install valgrind" >&2
     exit 2
 fi
-if [ "$stages" = 1 ]; then
+if [ -n "$peer" ]; then
+    if [ $# -gt 0 ] || [ "$stages" = 1 ]; then
+        echo "error: PEER=$peer takes no stiction bench options and no STAGES=1" >&2
+        exit 2
+    fi
+    if [ ! -f /usr/include/ode/ode.h ]; then
+        echo "error: PEER needs ODE's headers to build bench/peers; scripts/bench-peers.sh installs them (libode-dev)" >&2
+        exit 2
+    fi
+    cargo build --release --quiet --manifest-path "$root/bench/peers/Cargo.toml" \
+        --target-dir "$root/bench/peers/target"
+    binary="$root/bench/peers/target/release/stiction-peers"
+elif [ "$stages" = 1 ]; then
     cargo build --release --quiet -p stiction-cli --manifest-path "$root/Cargo.toml" \
         --features stage-profile --target-dir "$root/target/stage-profile"
     binary="$root/target/stage-profile/release/stiction"
@@ -75,9 +94,14 @@ count() {
     if [ "$cache" = 1 ]; then
         simulate=(--cache-sim=yes --LL=2097152,16,64)
     fi
+    local run=("$binary" bench --scene "$scene" --steps "$n" --quiet "$@")
+    if [ -n "$peer" ]; then
+        run=("$binary" --scenes "$scene" --engines "$peer" --no-experiments --no-lcp
+            --rounds 1 --steps "$n")
+    fi
     if ! valgrind --tool=cachegrind "${simulate[@]}" --cachegrind-out-file="$out" \
-        "$binary" bench --scene "$scene" --steps "$n" --quiet "$@" >"$work/log.$n" 2>&1; then
-        echo "error: stiction bench --scene $scene --steps $n $* failed under valgrind:" >&2
+        "${run[@]}" >"$work/log.$n" 2>&1; then
+        echo "error: ${run[*]} failed under valgrind:" >&2
         tail -n 20 "$work/log.$n" >&2
         exit 1
     fi
@@ -89,6 +113,7 @@ column() { echo "$1" | awk -v k="$2" '{ print $k }'; }
 short=$(count "$steps" "$@")
 long=$(count "$((2 * steps))" "$@")
 per_step() { echo $((($(column "$long" "$1") - $(column "$short" "$1")) / steps)); }
+[ -z "$peer" ] || set -- "PEER=$peer"
 printf 'scene %s, options [%s]: %s instructions a step (steps %d-%d; runs of %d and %d steps: %s and %s)\n' \
     "$scene" "$*" "$(per_step 1)" "$((steps + 1))" "$((2 * steps))" "$steps" "$((2 * steps))" \
     "$(column "$short" 1)" "$(column "$long" 1)"

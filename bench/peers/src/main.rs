@@ -5,7 +5,7 @@
 //! ```text
 //! stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] [--budget SECONDS]
 //!                [--row-limit ROWS] [--no-experiments] [--no-lcp | --lcp-only]
-//!                [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]
+//!                [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N] [--steps N]
 //! stiction-peers --queries [--rounds N]
 //! stiction-peers --pareto [--scenes s1,s2,s4] [--engines ours,ode,rapier,mujoco,pybullet]
 //!                [--rounds N] [--python PATH] [--svg-dir DIR]
@@ -32,6 +32,10 @@
 //! among them the island LCPs this engine's exact stepper assembles for S4 and for S1's
 //! pyramid at the sizes `--pyramid-rows` gives (S1 itself, 20 rows, is one island of about
 //! 7080 rows: too large for a dense solve per problem in a benchmark run).
+//!
+//! `--steps N` runs every scene for `N` steps instead of its own count (S1-S3 600, S4
+//! 3000, S5 6000): scripts/count-instructions.sh's `PEER=` counts a peer's step by two such
+//! runs.
 //!
 //! `--engines` takes `ours`, `ode`, `rapier`, or one stepper: `ours-exact`, `ours-iterative`,
 //! `ode-exact`, `ode-quick`. Progress goes to stderr, the tables to stdout. Run it through
@@ -170,6 +174,14 @@ fn parse_args() -> Result<Options, String> {
                     .ok_or("--rounds must be a whole number from 1 to 100")?;
                 options.rounds_given = true;
             }
+            "--steps" => {
+                let steps = value("--steps")?
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or("--steps must be a whole number above 0")?;
+                spec::set_steps(steps);
+            }
             "--pareto" => options.pareto_run = true,
             "--python" => options.python = Some(PathBuf::from(value("--python")?)),
             "--svg-dir" => options.svg_dir = Some(PathBuf::from(value("--svg-dir")?)),
@@ -196,7 +208,8 @@ fn parse_args() -> Result<Options, String> {
                     "usage: stiction-peers [--scenes s1,s2,...] [--engines ours,ode,rapier] \
                             [--budget SECONDS] [--row-limit ROWS] [--no-experiments] \
                             [--no-lcp | --lcp-only] \
-                            [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N]\n       \
+                            [--export-lcp DIR] [--pyramid-rows 4,6,8] [--rounds N] \
+                            [--steps N]\n       \
                             stiction-peers --queries [--rounds N]\n       \
                             stiction-peers --pareto [--scenes s1,s2,s4] [--engines ...] \
                             [--rounds N] [--python PATH] [--svg-dir DIR]"

@@ -61,8 +61,12 @@ impl SceneId {
         }
     }
 
-    /// Steps docs/scenes.md asks for.
+    /// Steps docs/scenes.md asks for, unless `--steps` set another count
+    /// ([`set_steps`]).
     pub fn steps(self) -> usize {
+        if let Some(&steps) = STEPS.get() {
+            return steps;
+        }
         match self {
             SceneId::S1 | SceneId::S2 | SceneId::S3 => 600,
             SceneId::S4 => 3000,
@@ -213,4 +217,15 @@ mod tests {
         // The jitter keeps neighbours of one layer apart: 1.2 m spacing minus 2 x 0.05.
         assert!(jitter(0, 0).abs() <= 1.0 && jitter(999, 1).abs() <= 1.0);
     }
+}
+
+/// `--steps`: every scene's step count, for counting a step's instructions and cache
+/// misses (scripts/count-instructions.sh with `PEER=`), where the scenes' own counts would
+/// make the runs needlessly long.
+static STEPS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// Makes every scene run `steps` steps instead of its own count; only the first call
+/// counts.
+pub fn set_steps(steps: usize) {
+    let _ = STEPS.set(steps);
 }
