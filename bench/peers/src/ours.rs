@@ -348,7 +348,7 @@ pub fn run_changed(
     };
     let (mut fallbacks, mut unsolved, mut sleeping) = (0, 0, 0);
     let h = s.h;
-    let steps = s.steps;
+    let steps = crate::spec::steps_override().unwrap_or(s.steps);
     // The exact step solves an island of up to `dense_row_limit` rows as a dense LCP: it is
     // not started on a dense island larger than the limit (the first step's islands are
     // read from an iterative step of a copy, later ones from the step before). Larger
@@ -467,7 +467,8 @@ pub fn run_spinner(budget: Budget) -> Vec<RunResult> {
             };
             let start = invariants(&s);
             let h = s.h;
-            let timing = measure::run(s.steps, budget, |_| {
+            let steps = crate::spec::steps_override().unwrap_or(s.steps);
+            let timing = measure::run(steps, budget, |_| {
                 s.world.step(h).map(|_| None).map_err(|e| e.to_string())
             });
             RunResult {

@@ -64,7 +64,7 @@ impl SceneId {
     /// Steps docs/scenes.md asks for, unless `--steps` set another count
     /// ([`set_steps`]).
     pub fn steps(self) -> usize {
-        if let Some(&steps) = STEPS.get() {
+        if let Some(steps) = steps_override() {
             return steps;
         }
         match self {
@@ -228,4 +228,9 @@ static STEPS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 /// counts.
 pub fn set_steps(steps: usize) {
     let _ = STEPS.set(steps);
+}
+
+/// The step count `--steps` set, if it did.
+pub fn steps_override() -> Option<usize> {
+    STEPS.get().copied()
 }
