@@ -636,6 +636,12 @@ impl CollisionPipeline {
                 state.manifolds.clear();
             }
             let pair_index = self.pairs.len() as u32;
+            // A pair whose shapes are within reach of the broad phase but not of each other
+            // (S2: 1,650 of its 4,370 pairs) has nothing to build.
+            if state.manifolds.iter().all(|m| m.points.is_empty()) {
+                self.pairs.push(state);
+                continue;
+            }
             let material = ca.material.combine(&cb.material);
             // The pair's part of every point's geometry, built once: copied per point from
             // a stack temporary written in other widths, the handles stalled store
