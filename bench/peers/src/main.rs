@@ -102,6 +102,19 @@ struct Options {
     rounds_given: bool,
 }
 
+/// What `--engines` takes: engines, single steppers, and the Python engines of `--pareto`.
+const ENGINES: [&str; 9] = [
+    "ours",
+    "ours-exact",
+    "ours-iterative",
+    "ode",
+    "ode-exact",
+    "ode-quick",
+    "rapier",
+    "mujoco",
+    "pybullet",
+];
+
 /// Runs that took longer than this are not repeated (`--rounds`).
 const REPEAT_LIMIT: Duration = Duration::from_secs(5);
 
@@ -140,6 +153,17 @@ fn parse_args() -> Result<Options, String> {
             }
             "--engines" => {
                 let list = value("--engines")?;
+                // A misspelt engine would otherwise select nothing and time nothing.
+                if let Some(unknown) = list
+                    .split(',')
+                    .map(str::trim)
+                    .find(|e| !ENGINES.iter().any(|k| e.eq_ignore_ascii_case(k)))
+                {
+                    return Err(format!(
+                        "--engines: unknown engine {unknown:?} (known: {})",
+                        ENGINES.join(", ")
+                    ));
+                }
                 options.engines = Some(list.clone());
                 let has = |name: &str| list.split(',').any(|e| e.trim().eq_ignore_ascii_case(name));
                 options.ours = [
