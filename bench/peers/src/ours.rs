@@ -46,13 +46,22 @@ pub fn builder_name(scene: SceneId) -> Option<&'static str> {
 }
 
 fn build(scene: SceneId, solver: Solver) -> Option<Result<Scene, String>> {
-    match scene {
+    let built = match scene {
         SceneId::S1 => build_s1(solver),
         SceneId::S2 => build_s2(solver),
         SceneId::S3 => Some(into_scene(stiction::scenes::chain_100(solver))),
         SceneId::S4 => build_s4(solver),
         SceneId::S5 => None,
+    };
+    built.map(|s| s.map(with_steps))
+}
+
+/// `scene` with `--steps`' count, if it was given, instead of its own.
+fn with_steps(mut scene: Scene) -> Scene {
+    if let Some(steps) = crate::spec::steps_override() {
+        scene.steps = steps;
     }
+    scene
 }
 
 /// Summed phase times of a run, to see where a step's time goes.
@@ -348,7 +357,7 @@ pub fn run_changed(
     };
     let (mut fallbacks, mut unsolved, mut sleeping) = (0, 0, 0);
     let h = s.h;
-    let steps = crate::spec::steps_override().unwrap_or(s.steps);
+    let steps = s.steps;
     // The exact step solves an island of up to `dense_row_limit` rows as a dense LCP: it is
     // not started on a dense island larger than the limit (the first step's islands are
     // read from an iterative step of a copy, later ones from the step before). Larger
@@ -446,7 +455,7 @@ pub fn run_spinner(budget: Budget) -> Vec<RunResult> {
         .map(|(mode, name)| {
             let engine = format!("Stiction (either stepper), gyroscopic {name}");
             let mut s = match stiction::scenes::spinner(mode) {
-                Ok(s) => s,
+                Ok(s) => with_steps(s),
                 Err(e) => {
                     return RunResult::unavailable(
                         SceneId::S5,
@@ -467,8 +476,7 @@ pub fn run_spinner(budget: Budget) -> Vec<RunResult> {
             };
             let start = invariants(&s);
             let h = s.h;
-            let steps = crate::spec::steps_override().unwrap_or(s.steps);
-            let timing = measure::run(steps, budget, |_| {
+            let timing = measure::run(s.steps, budget, |_| {
                 s.world.step(h).map(|_| None).map_err(|e| e.to_string())
             });
             RunResult {
