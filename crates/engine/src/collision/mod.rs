@@ -619,8 +619,11 @@ impl CollisionPipeline {
                     state.manifolds = spare;
                 }
             }
-            let (shape_a, shape_b) = (self.shape_poses[a as usize], self.shape_poses[b as usize]);
-            let pos12 = shape_a.inv_mul(&shape_b);
+            // By reference: copied out, the poses went through stack temporaries written in
+            // 32-byte stores and read back in 16-byte loads across them, which stalled
+            // store forwarding (a fifth of the narrow phase's time on S2).
+            let (shape_a, shape_b) = (&self.shape_poses[a as usize], &self.shape_poses[b as usize]);
+            let pos12 = shape_a.inv_mul(shape_b);
             // Continuous collision: look as far ahead as the two colliders may close.
             let prediction = prediction + self.sweeps[a as usize] + self.sweeps[b as usize];
             let found = pair_manifolds(
@@ -655,12 +658,12 @@ impl CollisionPipeline {
                 separation: 0.0,
             };
             for (m, manifold) in state.manifolds.iter().enumerate() {
-                let frame_a = manifold
-                    .subshape_pos1()
-                    .map_or(shape_a, |sub| shape_a * *sub);
-                let frame_b = manifold
-                    .subshape_pos2()
-                    .map_or(shape_b, |sub| shape_b * *sub);
+                // A compound's part moves the frame; else the shape's own pose is read in
+                // place (see `shape_a` above).
+                let sub_a = manifold.subshape_pos1().map(|sub| *shape_a * *sub);
+                let sub_b = manifold.subshape_pos2().map(|sub| *shape_b * *sub);
+                let frame_a = sub_a.as_ref().unwrap_or(shape_a);
+                let frame_b = sub_b.as_ref().unwrap_or(shape_b);
                 // Read number by number: copied whole, the vector went through a stack
                 // temporary written in two widths and read back in a third, which stalled
                 // store forwarding (2 % of an S2 step).
