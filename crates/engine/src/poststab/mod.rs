@@ -31,7 +31,7 @@ use crate::rows::hot::{HotBodies, Pair};
 use crate::rows::{JacobianRow, Pose, RowPass, RowStorage, Softness};
 use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::solver::island::Islands;
-use crate::solver::sparse::{scatter, LaneBlocks, RowMass, SparseOperator};
+use crate::solver::sparse::{scatter, InverseMasses, LaneBlocks, RowMass, SparseOperator};
 pub mod settings;
 use crate::handles::JointHandle;
 use active_set::{ActiveSet, Island, Outcome};
@@ -919,7 +919,14 @@ impl PostStabilizer {
             self.islands.bodies(k),
             &mut hot.cache,
         )
-        .with_batches(&mut self.lanes, &hot.dynamic, &hot.inverse_mass);
+        .with_batches(
+            &mut self.lanes,
+            &hot.dynamic,
+            InverseMasses {
+                mass: &hot.inverse_mass,
+                inertia: &self.inverse_inertia,
+            },
+        );
         let findex = &self.rows.findex[range.clone()];
         let outcome = pgs_sweeps(
             &mut op,

@@ -331,51 +331,79 @@ unsafe fn load_transposed(rows: [*const f64; 4], offset: usize) -> [__m256d; 4] 
 
 /// The Jacobian part of `crate::solver::sparse`'s lane lay-out: for batch `index` of units
 /// of `ROWS` rows starting at `heads[index]`, each row's compact Jacobian (A's linear, A's
-/// and B's angular) and angular `M^-1 J^T`, lane by lane, from `jacobian` and `imj`.
-/// Row by row in scalar code this was 7 % of an S1 step (sixty scalar moves a row); here
-/// it is twenty loads, twenty shuffles and fifteen stores for four rows. Pure data
-/// movement: the same numbers as the scalar lay-out.
+/// and B's angular) and angular `M^-1 J^T`, lane by lane, from `jacobian` and the inverse
+/// inertias `inverse_inertia` (by slot of `bodies`) that the operator's `M^-1 J^T` was
+/// computed with. Row by row in scalar code this was 7 % of an S1 step (sixty scalar moves
+/// a row); here it is twenty loads, twenty shuffles and fifteen stores for four rows.
+///
+/// The angular `M^-1 J^T` is computed again here, with the operations and order of the
+/// solve's terms (`turn`, as `DMat3 * DVec3`), so the same bits as the stored one, rather
+/// than read back: a unit's rows share their bodies, so each lane's two matrices are
+/// gathered once a unit, from arrays that stay in the first-level cache, while the stored
+/// products are 96 bytes a row that S1 (7,080 rows) read from beyond the second level.
 ///
 /// # Safety
 /// The processor must support AVX2.
 ///
 /// # Panics
-/// If a unit's rows are not all in `jacobian` and `imj` (checked once per call).
+/// If a unit's rows are not all in `jacobian` and `bodies`, or a unit's body slot is not in
+/// `inverse_inertia` (checked once per call).
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(crate) unsafe fn lay_out_jacobians<const ROWS: usize>(
     jacobian: &[JacobianRow],
-    imj: &[[Vec3; 4]],
+    bodies: &[[u32; 2]],
+    inverse_inertia: &[Mat3],
     heads: &[[u32; 4]],
     linear: &mut [[Linear; ROWS]],
     angular: &mut [[Angular; ROWS]],
     angular_imj: &mut [[Angular; ROWS]],
 ) {
-    let rows = jacobian.len().min(imj.len());
-    assert!(heads.iter().flatten().all(|&h| h as usize + ROWS <= rows));
+    let rows = jacobian.len().min(bodies.len());
+    let slots = inverse_inertia.len();
+    assert!(heads.iter().flatten().all(|&h| {
+        let h = h as usize;
+        h + ROWS <= rows && bodies[h].iter().all(|&s| (s as usize) < slots)
+    }));
     let units = heads.iter().zip(linear).zip(angular).zip(angular_imj);
     for (((batch, linear), angular), angular_imj) in units {
+        // SAFETY: every head is in bounds (asserted above).
+        let pair = batch.map(|h| unsafe { *bodies.get_unchecked(h as usize) });
+        // SAFETY: every slot of a head's row is in `inverse_inertia` (asserted above).
+        let (inertia_a, inertia_b) = unsafe {
+            (
+                load_matrices(inverse_inertia, pair.map(|p| p[0] as usize)),
+                load_matrices(inverse_inertia, pair.map(|p| p[1] as usize)),
+            )
+        };
         for k in 0..ROWS {
             let row = batch.map(|h| h as usize + k);
             // SAFETY: every row is in bounds (asserted above).
             let j = row.map(|r| twelve(unsafe { jacobian.get_unchecked(r) }));
-            // SAFETY: as for `j`.
-            let m = row.map(|r| twelve(unsafe { imj.get_unchecked(r) }));
             // SAFETY: every row is in bounds (asserted above) and has twelve numbers; the
             // last loads read numbers 8 to 11.
-            let (j0, j1, j2, m0, m1) = unsafe {
+            let (j0, j1, j2) = unsafe {
                 (
                     load_transposed(j, 0),
                     load_transposed(j, 4),
                     load_transposed(j, 8),
-                    load_transposed(m, 3),
-                    load_transposed(m, 8),
                 )
             };
             // Numbers 0-2: A's linear; 3-5: A's angular; 6-8: B's linear; 9-11: B's angular.
+            let (angular_a, angular_b) = ([j0[3], j1[0], j1[1]], [j2[1], j2[2], j2[3]]);
+            let (turn_a, turn_b) = (turn(&inertia_a, angular_a), turn(&inertia_b, angular_b));
             let out_linear = [j0[0], j0[1], j0[2]];
-            let out_angular = [j0[3], j1[0], j1[1], j2[1], j2[2], j2[3]];
-            let out_imj = [m0[0], m0[1], m0[2], m1[1], m1[2], m1[3]];
+            let out_angular = [
+                angular_a[0],
+                angular_a[1],
+                angular_a[2],
+                angular_b[0],
+                angular_b[1],
+                angular_b[2],
+            ];
+            let out_imj = [
+                turn_a[0], turn_a[1], turn_a[2], turn_b[0], turn_b[1], turn_b[2],
+            ];
             for (lanes, v) in linear[k].iter_mut().zip(out_linear) {
                 store(lanes, v);
             }

@@ -228,12 +228,20 @@ pub(crate) struct SparseOperator<'a> {
     island_bodies: &'a [u32],
     cache: &'a mut [Pair],
     /// Lane-by-lane copies of batched contact blocks, which slots are dynamic (only those
-    /// make two blocks dependent) and each slot's inverse mass: see
+    /// make two blocks dependent) and each slot's inverse mass and inertia: see
     /// [`SparseOperator::with_batches`].
-    batches: Option<(&'a mut LaneBlocks, &'a [bool], &'a [f64])>,
+    batches: Option<(&'a mut LaneBlocks, &'a [bool], InverseMasses<'a>)>,
     /// Whether this operator's batches were laid out ([`RowOperator::prepare_batches`]):
     /// only then do the lanes describe its rows (they are shared between islands).
     laid_out: bool,
+}
+
+/// The per-slot inverse masses and inverse inertias an operator's `M^-1 J^T` was computed
+/// with ([`RowMass::compute`]), which the lane lay-out computes it from again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InverseMasses<'a> {
+    pub(crate) mass: &'a [f64],
+    pub(crate) inertia: &'a [Mat3],
 }
 
 /// The rows of batches of four contact blocks, and of batches of four single rows, laid
@@ -280,12 +288,12 @@ struct LaneUnits<const ROWS: usize> {
 
 impl<const ROWS: usize> LaneUnits<ROWS> {
     /// Lays out the batches whose units start at the rows `batches` of `op`, with the
-    /// bodies' inverse masses `inverse_mass` (by slot) and the rows' forces `x`.
+    /// bodies' inverse masses and inertias `inverse` (by slot) and the rows' forces `x`.
     #[inline(always)]
     fn lay_out(
         &mut self,
         op: &SparseOperator,
-        inverse_mass: &[f64],
+        inverse: InverseMasses<'_>,
         batches: &[[u32; 4]],
         x: &[f64],
     ) {
@@ -309,7 +317,8 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
         unsafe {
             crate::solver::lanes::lay_out_jacobians(
                 op.jacobian,
-                op.imj,
+                op.bodies,
+                inverse.inertia,
                 batches,
                 &mut self.linear[..n],
                 &mut self.angular[..n],
@@ -335,8 +344,8 @@ impl<const ROWS: usize> LaneUnits<ROWS> {
                 largest = largest.max(a).max(b);
                 slots[0][l] = a;
                 slots[1][l] = b;
-                masses[0][l] = inverse_mass[a as usize];
-                masses[1][l] = -inverse_mass[b as usize];
+                masses[0][l] = inverse.mass[a as usize];
+                masses[1][l] = -inverse.mass[b as usize];
                 let (unit_regularization, unit_x) =
                     (&op.regularization[h..h + ROWS], &x[h..h + ROWS]);
                 for k in 0..ROWS {
@@ -468,21 +477,21 @@ impl<'a> SparseOperator<'a> {
     /// Lets Gauss-Seidel batch independent contact blocks (`stiction_lcp::pgs`), laid out in
     /// `lanes`; `dynamic` (per slot) tells which shared bodies make blocks dependent (a
     /// static body's accumulator never changes, so blocks may share it), and
-    /// `inverse_mass` (per slot) must be the inverse masses the operator's `M^-1 J^T` was
-    /// computed with ([`RowMass::compute`]).
+    /// `inverse` (per slot) must be the inverse masses and inertias the operator's
+    /// `M^-1 J^T` was computed with ([`RowMass::compute`]).
     pub(crate) fn with_batches(
         mut self,
         lanes: &'a mut LaneBlocks,
         dynamic: &'a [bool],
-        inverse_mass: &'a [f64],
+        inverse: InverseMasses<'a>,
     ) -> Self {
         // The batches' arithmetic is AVX2 (`crate::solver::lanes`); elsewhere blocks go one by one.
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
-            self.batches = Some((lanes, dynamic, inverse_mass));
+            self.batches = Some((lanes, dynamic, inverse));
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (lanes, dynamic, inverse_mass);
+        let _ = (lanes, dynamic, inverse);
         self
     }
 
@@ -672,9 +681,9 @@ impl BatchedRowOperator for SparseOperator<'_> {
 
     #[inline(always)]
     fn prepare_row_batches(&mut self, batches: &[[u32; 4]], x: &[f64]) {
-        if let Some((lanes, dynamic, inverse_mass)) = self.batches.take() {
-            lanes.rows.lay_out(self, inverse_mass, batches, x);
-            self.batches = Some((lanes, dynamic, inverse_mass));
+        if let Some((lanes, dynamic, inverse)) = self.batches.take() {
+            lanes.rows.lay_out(self, inverse, batches, x);
+            self.batches = Some((lanes, dynamic, inverse));
         }
     }
 
@@ -710,14 +719,14 @@ impl BatchedRowOperator for SparseOperator<'_> {
 
     #[inline(always)]
     fn prepare_batches(&mut self, heads: &[[u32; 4]], x: &[f64]) {
-        if let Some((lanes, dynamic, inverse_mass)) = self.batches.take() {
-            lanes.blocks.lay_out(self, inverse_mass, heads, x);
+        if let Some((lanes, dynamic, inverse)) = self.batches.take() {
+            lanes.blocks.lay_out(self, inverse, heads, x);
             lanes.block_heads.clear();
             lanes.block_heads.resize(self.len(), false);
             for &h in heads.iter().flatten() {
                 lanes.block_heads[h as usize] = true;
             }
-            self.batches = Some((lanes, dynamic, inverse_mass));
+            self.batches = Some((lanes, dynamic, inverse));
             self.laid_out = true;
         }
     }
@@ -1337,7 +1346,11 @@ mod tests {
             let mut op =
                 SparseOperator::new(&rows, mass, 0..n, &regularization, &island, &mut cache);
             if batched {
-                op = op.with_batches(&mut lanes, &dynamic, inverse_mass);
+                let inverse = InverseMasses {
+                    mass: inverse_mass,
+                    inertia: &inverse_inertia,
+                };
+                op = op.with_batches(&mut lanes, &dynamic, inverse);
             }
             let mut x = vec![0.0; n];
             pgs_sweeps(&mut op, b, &lo, &hi, &findex, &mut x, &options, scratch).unwrap();
@@ -1393,6 +1406,33 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             assert!(in_blocks.len() >= 4 && in_rows.len() >= 4);
+        }
+        // The lay-out computes the angular `M^-1 J^T` again rather than reading it: the
+        // same bits as the stored products, lane by lane.
+        for units in [&lanes.blocks.first_rows, &lanes.rows.first_rows] {
+            let rows_per_unit = if std::ptr::eq(units, &lanes.blocks.first_rows) {
+                3
+            } else {
+                1
+            };
+            for (index, heads) in units.iter().enumerate() {
+                for (l, &h) in heads.iter().enumerate() {
+                    for k in 0..rows_per_unit {
+                        let stored = &mass.imj[h as usize + k];
+                        let laid_out = |c: usize| {
+                            if rows_per_unit == 3 {
+                                lanes.blocks.angular_imj[index][k][c][l]
+                            } else {
+                                lanes.rows.angular_imj[index][k][c][l]
+                            }
+                        };
+                        for c in 0..3 {
+                            assert_eq!(laid_out(c).to_bits(), stored[1][c].to_bits());
+                            assert_eq!(laid_out(c + 3).to_bits(), stored[3][c].to_bits());
+                        }
+                    }
+                }
+            }
         }
         assert!(in_blocks.iter().all(|&c| skew(c) == -1.0));
         assert!(in_rows.iter().all(|&s| skew(s - ground - 1) == -1.0));

@@ -85,7 +85,8 @@ use crate::solver::envelope::{EnvelopeBuilder, EnvelopeRows, Skyline};
 use crate::solver::island::Islands;
 use crate::solver::settings::{ExactSettings, IterativeSettings, Solver};
 use crate::solver::sparse::{
-    compute_solve_terms, scatter, sparse_residual, LaneBlocks, RowMass, SparseOperator,
+    compute_solve_terms, scatter, sparse_residual, InverseMasses, LaneBlocks, RowMass,
+    SparseOperator,
 };
 use crate::solver::sparse_exact::{SparseExactSolver, SparseIsland};
 use settings::WorldSettings;

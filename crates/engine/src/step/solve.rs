@@ -413,7 +413,14 @@ fn solve_iterative(
         s.islands.bodies(k),
         &mut s.hot.cache,
     )
-    .with_batches(&mut s.lanes, &s.hot.dynamic, &s.hot.inverse_mass);
+    .with_batches(
+        &mut s.lanes,
+        &s.hot.dynamic,
+        InverseMasses {
+            mass: &s.hot.inverse_mass,
+            inertia: &s.hot.inverse_inertia,
+        },
+    );
     let (b, lo, hi) = (
         &s.b[range.clone()],
         &s.rows.lo[range.clone()],
