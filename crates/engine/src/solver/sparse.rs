@@ -1023,6 +1023,27 @@ mod tests {
     /// AVX2 lanes, where the processor has them) must give the one-at-a-time iterates, up
     /// to the products' summation order; and a scratch that keeps its sweep plan for the
     /// next numbers on the same rows must give the fresh plan's iterates to the bit.
+    /// Every laid-out lane's angular `M^-1 J^T` has the bits of its row's stored product.
+    fn assert_laid_out_products_are_stored<const ROWS: usize>(
+        units: &LaneUnits<ROWS>,
+        mass: &RowMass,
+    ) {
+        for (heads, products) in units.first_rows.iter().zip(&units.angular_imj) {
+            for (l, &h) in heads.iter().enumerate() {
+                for (k, row) in products.iter().enumerate() {
+                    let stored = &mass.imj[h as usize + k];
+                    let laid_out: Vec<u64> = row.iter().map(|lanes| lanes[l].to_bits()).collect();
+                    let expected: Vec<u64> = [stored[1], stored[3]]
+                        .iter()
+                        .flat_map(|v| v.to_array())
+                        .map(f64::to_bits)
+                        .collect();
+                    assert_eq!(laid_out, expected, "row {}", h as usize + k);
+                }
+            }
+        }
+    }
+
     #[test]
     fn batched_sweeps_match_single_blocks_on_independent_contacts() {
         batched_sweeps_match_single_blocks(false);
@@ -1409,31 +1430,8 @@ mod tests {
         }
         // The lay-out computes the angular `M^-1 J^T` again rather than reading it: the
         // same bits as the stored products, lane by lane.
-        for units in [&lanes.blocks.first_rows, &lanes.rows.first_rows] {
-            let rows_per_unit = if std::ptr::eq(units, &lanes.blocks.first_rows) {
-                3
-            } else {
-                1
-            };
-            for (index, heads) in units.iter().enumerate() {
-                for (l, &h) in heads.iter().enumerate() {
-                    for k in 0..rows_per_unit {
-                        let stored = &mass.imj[h as usize + k];
-                        let laid_out = |c: usize| {
-                            if rows_per_unit == 3 {
-                                lanes.blocks.angular_imj[index][k][c][l]
-                            } else {
-                                lanes.rows.angular_imj[index][k][c][l]
-                            }
-                        };
-                        for c in 0..3 {
-                            assert_eq!(laid_out(c).to_bits(), stored[1][c].to_bits());
-                            assert_eq!(laid_out(c + 3).to_bits(), stored[3][c].to_bits());
-                        }
-                    }
-                }
-            }
-        }
+        assert_laid_out_products_are_stored(&lanes.blocks, &mass);
+        assert_laid_out_products_are_stored(&lanes.rows, &mass);
         assert!(in_blocks.iter().all(|&c| skew(c) == -1.0));
         assert!(in_rows.iter().all(|&s| skew(s - ground - 1) == -1.0));
         let scale = single.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
