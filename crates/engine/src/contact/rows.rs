@@ -106,15 +106,17 @@ pub(crate) struct PositionalContact {
 }
 
 impl PositionalContact {
-    /// `point`'s positional data, with `world_softness` unless the point has its own.
-    pub(crate) fn of(point: &ContactPoint, world_softness: Softness, central: bool) -> Self {
-        Self {
-            central,
-            slots: point.slots,
-            local_anchors: point.local_anchors,
-            local_normal: point.local_normal,
-            softness: point.candidate.softness.unwrap_or(world_softness),
-        }
+    /// Sets this to `point`'s positional data, with `world_softness` unless the point has
+    /// its own. Field by field in place: built as a value and then stored, the anchors
+    /// went through a stack temporary written in two overlapping 32-byte stores and read
+    /// back across them, which stalled store forwarding (a tenth of S2's row pass).
+    #[inline(always)]
+    pub(crate) fn set(&mut self, point: &ContactPoint, world_softness: Softness, central: bool) {
+        self.slots = point.slots;
+        self.local_anchors = point.local_anchors;
+        self.local_normal = point.local_normal;
+        self.softness = point.candidate.softness.unwrap_or(world_softness);
+        self.central = central;
     }
 
     /// The contact's one-sided normal row at `poses` (indexed by slot), as
@@ -421,7 +423,7 @@ pub(crate) fn write_rows(
             .bounded(0.0, f64::INFINITY);
         let through_centres =
             central_by_erp && projected && pushes_through_centres(&row.jacobian, [a, b], dynamic);
-        positional[p as usize] = PositionalContact::of(point, world_softness, through_centres);
+        positional[p as usize].set(point, world_softness, through_centres);
         let projected = projected && !through_centres;
         let (erp, cfm) = match point.bounce {
             Some(speed) => {
