@@ -658,12 +658,16 @@ impl CollisionPipeline {
                 separation: 0.0,
             };
             for (m, manifold) in state.manifolds.iter().enumerate() {
-                // A compound's part moves the frame; else the shape's own pose is read in
-                // place (see `shape_a` above).
-                let sub_a = manifold.subshape_pos1().map(|sub| *shape_a * *sub);
-                let sub_b = manifold.subshape_pos2().map(|sub| *shape_b * *sub);
-                let frame_a = sub_a.as_ref().unwrap_or(shape_a);
-                let frame_b = sub_b.as_ref().unwrap_or(shape_b);
+                // A compound's part moves the frame. A `match`, not `map_or`, whose closure
+                // stayed out of line and handed the frame back through memory.
+                let frame_a = match manifold.subshape_pos1() {
+                    Some(sub) => *shape_a * *sub,
+                    None => *shape_a,
+                };
+                let frame_b = match manifold.subshape_pos2() {
+                    Some(sub) => *shape_b * *sub,
+                    None => *shape_b,
+                };
                 // Read number by number: copied whole, the vector went through a stack
                 // temporary written in two widths and read back in a third, which stalled
                 // store forwarding (2 % of an S2 step).
