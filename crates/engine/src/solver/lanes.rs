@@ -365,6 +365,12 @@ pub(crate) unsafe fn lay_out_jacobians<const ROWS: usize>(
         let h = h as usize;
         h + ROWS <= rows && bodies[h].iter().all(|&s| (s as usize) < slots)
     }));
+    // The head's two matrices serve the unit's every row: the plan batches only blocks on
+    // one pair of bodies (`SparseOperator::batchable_block`).
+    debug_assert!(heads.iter().flatten().all(|&h| {
+        let h = h as usize;
+        bodies[h..h + ROWS].iter().all(|pair| *pair == bodies[h])
+    }));
     let units = heads.iter().zip(linear).zip(angular).zip(angular_imj);
     for (((batch, linear), angular), angular_imj) in units {
         // SAFETY: every head is in bounds (asserted above).

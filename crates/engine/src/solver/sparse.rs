@@ -1017,12 +1017,6 @@ mod tests {
     use stiction_lcp::generate::SplitMix64;
     use stiction_lcp::pgs::{pgs_sweeps, PgsOptions, PgsScratch};
 
-    /// Twelve contact blocks on distinct dynamic bodies, half of them against one shared
-    /// static body, then nine single normal rows of other bodies on that static body:
-    /// every order is the same Gauss-Seidel, so batched sweeps (blocks and single rows in
-    /// AVX2 lanes, where the processor has them) must give the one-at-a-time iterates, up
-    /// to the products' summation order; and a scratch that keeps its sweep plan for the
-    /// next numbers on the same rows must give the fresh plan's iterates to the bit.
     /// Every laid-out lane's angular `M^-1 J^T` has the bits of its row's stored product.
     fn assert_laid_out_products_are_stored<const ROWS: usize>(
         units: &LaneUnits<ROWS>,
@@ -1044,6 +1038,12 @@ mod tests {
         }
     }
 
+    /// Twelve contact blocks on distinct dynamic bodies, half of them against one shared
+    /// static body, then nine single normal rows of other bodies on that static body:
+    /// every order is the same Gauss-Seidel, so batched sweeps (blocks and single rows in
+    /// AVX2 lanes, where the processor has them) must give the one-at-a-time iterates, up
+    /// to the products' summation order; and a scratch that keeps its sweep plan for the
+    /// next numbers on the same rows must give the fresh plan's iterates to the bit.
     #[test]
     fn batched_sweeps_match_single_blocks_on_independent_contacts() {
         batched_sweeps_match_single_blocks(false);
