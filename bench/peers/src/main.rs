@@ -153,10 +153,11 @@ fn parse_args() -> Result<Options, String> {
             }
             "--engines" => {
                 let list = value("--engines")?;
+                let names: Vec<&str> = list.split(',').map(str::trim).collect();
+                let has = |name: &str| names.iter().any(|e| e.eq_ignore_ascii_case(name));
                 // A misspelt engine would otherwise select nothing and time nothing.
-                if let Some(unknown) = list
-                    .split(',')
-                    .map(str::trim)
+                if let Some(unknown) = names
+                    .iter()
                     .find(|e| !ENGINES.iter().any(|k| e.eq_ignore_ascii_case(k)))
                 {
                     return Err(format!(
@@ -164,8 +165,6 @@ fn parse_args() -> Result<Options, String> {
                         ENGINES.join(", ")
                     ));
                 }
-                options.engines = Some(list.clone());
-                let has = |name: &str| list.split(',').any(|e| e.trim().eq_ignore_ascii_case(name));
                 options.ours = [
                     has("ours") || has("ours-exact"),
                     has("ours") || has("ours-iterative"),
@@ -175,6 +174,7 @@ fn parse_args() -> Result<Options, String> {
                     has("ode") || has("ode-quick"),
                 ];
                 options.rapier = has("rapier");
+                options.engines = Some(list.clone());
             }
             "--budget" => {
                 let seconds: f64 = value("--budget")?
