@@ -177,7 +177,9 @@ pub(crate) fn write_positional_rows(
 }
 
 /// Frames and restitution of every point from the predicted velocities `predicted` and
-/// the step-start poses `poses` (both indexed by solver slot).
+/// the step-start poses `poses` (both indexed by solver slot), in a pass of their own: for
+/// sequential impacts, which read the restitution before the rows are written. Otherwise
+/// [`write_rows`] prepares each point as it writes its rows ([`PointPasses::prepare`]).
 #[inline(always)]
 pub(crate) fn prepare(
     points: &mut [ContactPoint],
@@ -186,32 +188,39 @@ pub(crate) fn prepare(
     threshold: f64,
 ) {
     for point in points {
-        let relative = point.relative_velocity(predicted, poses);
-        let c = &point.candidate;
-        let n = c.geometry.normal;
-        let normal_speed = n.dot(relative);
-        let surface = c.surface_velocity - n * n.dot(c.surface_velocity);
-        let slip = relative - n * normal_speed - surface;
-        let t1 = if slip.length() > ALIGN_SPEED {
-            slip.normalize()
-        } else {
-            plane_basis(n).0
-        };
-        point.tangents = [t1, n.cross(t1)];
+        prepare_point(point, predicted, poses, threshold);
+    }
+}
 
-        // Restitution: bounce once the contact touches, at the speed it closed with.
-        let approach = (-normal_speed).max(0.0);
-        point.bounce = None;
-        if c.geometry.separation > TOUCHING {
-            point.memory.approach = approach;
-        } else {
-            let speed = approach.max(point.memory.approach);
-            point.memory.approach = 0.0;
-            // The threshold is the smallest speed that bounces (0 included: any approach).
-            let threshold = point.restitution_threshold(threshold);
-            if c.restitution > 0.0 && speed > 0.0 && speed >= threshold {
-                point.bounce = Some(c.restitution * speed);
-            }
+/// [`prepare`] of one point: its tangents `t1` (along the slip, else a plane basis) and
+/// `t2`, and the speed it bounces with.
+#[inline(always)]
+fn prepare_point(point: &mut ContactPoint, predicted: &[Pair], poses: &[Pose], threshold: f64) {
+    let relative = point.relative_velocity(predicted, poses);
+    let c = &point.candidate;
+    let n = c.geometry.normal;
+    let normal_speed = n.dot(relative);
+    let surface = c.surface_velocity - n * n.dot(c.surface_velocity);
+    let slip = relative - n * normal_speed - surface;
+    let t1 = if slip.length() > ALIGN_SPEED {
+        slip.normalize()
+    } else {
+        plane_basis(n).0
+    };
+    point.tangents = [t1, n.cross(t1)];
+
+    // Restitution: bounce once the contact touches, at the speed it closed with.
+    let approach = (-normal_speed).max(0.0);
+    point.bounce = None;
+    if c.geometry.separation > TOUCHING {
+        point.memory.approach = approach;
+    } else {
+        let speed = approach.max(point.memory.approach);
+        point.memory.approach = 0.0;
+        // The threshold is the smallest speed that bounces (0 included: any approach).
+        let threshold = point.restitution_threshold(threshold);
+        if c.restitution > 0.0 && speed > 0.0 && speed >= threshold {
+            point.bounce = Some(c.restitution * speed);
         }
     }
 }
@@ -221,23 +230,24 @@ pub(crate) fn prepare(
 /// sweeps spread a correction over a column of `n` bodies like a diffusion, in about `n^2`
 /// sweeps, and the stack would sag and rock meanwhile.
 ///
-/// `order` lists the points from the highest pair to the lowest (the collision pipeline's
-/// [`crate::collision::CollisionPipeline::order`]). A pair whose normal points up from A
-/// to B (at least [`BEARING`] of it) carries B's load down to A, and conversely. Each
-/// body's load is its weight plus what its upper contacts bring, shared equally among the
-/// points that support it. Only a start: the solver corrects it.
+/// A pair whose normal points up from A to B (at least [`BEARING`] of it) carries B's load
+/// down to A, and conversely. Each body's load is its weight plus what its upper contacts
+/// bring, shared equally among the points that support it. Only a start: the solver
+/// corrects it. This counts each body's supports; [`write_rows`], taking the points from
+/// the highest pair to the lowest (the collision pipeline's
+/// [`crate::collision::CollisionPipeline::order`]), carries the loads down
+/// ([`LoadEstimate::carry`]) in its own pass over them. `None` without gravity.
 #[inline(always)]
-pub(crate) fn estimate_loads(
-    points: &mut [ContactPoint],
-    order: &[u32],
+pub(crate) fn count_supports<'a>(
+    points: &[ContactPoint],
     inverse_mass: &[f64],
     gravity: Vec3,
-    load: &mut Vec<f64>,
-    supports: &mut Vec<u32>,
-) {
+    load: &'a mut Vec<f64>,
+    supports: &'a mut Vec<u32>,
+) -> Option<LoadEstimate<'a>> {
     let g = gravity.length();
     if g == 0.0 {
-        return;
+        return None;
     }
     let up = -gravity / g;
     load.clear();
@@ -248,33 +258,63 @@ pub(crate) fn estimate_loads(
     );
     supports.clear();
     supports.resize(inverse_mass.len(), 0);
-    let bearing = |p: &ContactPoint| {
-        let along = p.candidate.geometry.normal.dot(up);
-        let [a, b] = p.slots.map(|s| s as usize);
-        if along >= BEARING {
-            Some((b, a))
-        } else if along <= -BEARING {
-            Some((a, b))
-        } else {
-            None
-        }
-    };
-    for point in points.iter() {
-        if let Some((upper, _)) = bearing(point) {
+    for point in points {
+        if let Some((upper, _)) = bearing(point, up) {
             supports[upper] += 1;
         }
     }
-    for &p in order {
-        let point = &mut points[p as usize];
-        let Some((upper, lower)) = bearing(point) else {
-            continue;
+    Some(LoadEstimate { up, load, supports })
+}
+
+/// The loads of [`count_supports`], carried down the points by [`write_rows`].
+pub(crate) struct LoadEstimate<'a> {
+    /// Against gravity, unit.
+    up: Vec3,
+    /// Per slot: the body's weight plus what its upper contacts have brought so far, N.
+    load: &'a mut [f64],
+    /// Per slot: the points the body rests on.
+    supports: &'a [u32],
+}
+
+impl LoadEstimate<'_> {
+    /// Passes `point`'s share of its upper body's load to the lower body, and starts a new
+    /// point's normal force at that share. Every point above it must have been carried.
+    #[inline(always)]
+    fn carry(&mut self, point: &mut ContactPoint) {
+        let Some((upper, lower)) = bearing(point, self.up) else {
+            return;
         };
-        let share = load[upper] / f64::from(supports[upper].max(1));
-        load[lower] += share;
+        let share = self.load[upper] / f64::from(self.supports[upper].max(1));
+        self.load[lower] += share;
         if point.memory.tangent == Vec3::ZERO {
             point.memory.normal = share;
         }
     }
+}
+
+/// The upper and lower slot of a point whose normal is within [`BEARING`] of `up` (either
+/// way), else `None`.
+#[inline(always)]
+fn bearing(point: &ContactPoint, up: Vec3) -> Option<(usize, usize)> {
+    let along = point.candidate.geometry.normal.dot(up);
+    let [a, b] = point.slots.map(|s| s as usize);
+    if along >= BEARING {
+        Some((b, a))
+    } else if along <= -BEARING {
+        Some((a, b))
+    } else {
+        None
+    }
+}
+
+/// What [`write_rows`] does to each point, in its pass over them, before writing its rows:
+/// each of these was a pass of its own over points of a few hundred bytes.
+pub(crate) struct PointPasses<'a> {
+    /// The predicted velocities (per slot) and the world's restitution threshold to
+    /// prepare each point with ([`prepare`]); `None` if [`prepare`] ran already.
+    pub(crate) prepare: Option<(&'a [Pair], f64)>,
+    /// The load estimate to carry down the points ([`count_supports`]).
+    pub(crate) loads: Option<LoadEstimate<'a>>,
 }
 
 /// The shapes ([`RowShapes`]) of the rows [`write_rows`] writes for `points` in `order` under
@@ -395,6 +435,7 @@ pub(crate) fn write_rows(
     storage: &mut RowStorage,
     placement: RowPlacement<'_>,
     positional: &mut Vec<PositionalContact>,
+    mut passes: PointPasses<'_>,
 ) -> bool {
     positional.clear();
     positional.resize(points.len(), PositionalContact::default());
@@ -414,6 +455,12 @@ pub(crate) fn write_rows(
     for (k, &p) in order.iter().enumerate() {
         super::prefetch_point(points, order, k + PREFETCH_AHEAD);
         let point = &mut points[p as usize];
+        if let Some(loads) = &mut passes.loads {
+            loads.carry(point);
+        }
+        if let Some((predicted, threshold)) = passes.prepare {
+            prepare_point(point, predicted, poses, threshold);
+        }
         let [a, b] = point.slots;
         let (pose_a, pose_b) = (&poses[a as usize], &poses[b as usize]);
         let c = &point.candidate;
@@ -651,6 +698,10 @@ mod tests {
             storage,
             placement,
             &mut positional,
+            PointPasses {
+                prepare: None,
+                loads: None,
+            },
         )
     }
 

@@ -59,7 +59,7 @@ use crate::body::Activity;
 use crate::body::RigidBody;
 use crate::body::{BodyKind, Velocity};
 use crate::collision::{self, Collider, CollisionPipeline};
-use crate::contact::rows::{self as contact_rows, PositionalContact, RowPlacement};
+use crate::contact::rows::{self as contact_rows, PointPasses, PositionalContact, RowPlacement};
 use crate::contact::FrictionModel;
 use crate::contact::{
     resolve_sequentially, Contact, ContactWrench, EventState, HookSlot, ImpactModel,
@@ -303,30 +303,36 @@ fn detect_collisions(w: &mut StepState<'_>, h: f64) -> Result<(), WorldError> {
     Ok(())
 }
 
+/// Whether the step resolves restitution by sequential impacts before its solve (the
+/// exact stepper's [`ImpactModel::Sequential`]).
+fn sequential_impacts(settings: &WorldSettings) -> bool {
+    matches!(&settings.solver, Solver::Exact(exact) if exact.impacts == ImpactModel::Sequential)
+}
+
 /// Stage 2: the contacts' frames and impacts, then the joints' rows (with their warm
 /// starts and curvature targets) into the raw storage in producer order.
 #[cfg_attr(not(feature = "stage-profile"), inline(always))]
 #[cfg_attr(feature = "stage-profile", inline(never))]
 fn write_joint_rows(w: &mut StepState<'_>, h: f64) {
     let (settings, s) = (w.settings, &mut *w.scratch);
-    // Contact frames and restitution first: sequential impacts change the velocities the
-    // joints' rows (limits, curvature look-ahead) are written for.
-    contact_rows::prepare(
-        &mut w.collision.points,
-        &s.hot.predicted,
-        &s.hot.pose,
-        settings.contacts.restitution_threshold,
-    );
-    if let Solver::Exact(exact) = &settings.solver {
-        if exact.impacts == ImpactModel::Sequential {
-            w.stats.sequential_impacts = resolve_sequentially(
-                &mut w.collision.points,
-                &mut s.hot,
-                h,
-                settings.contacts.restitution_threshold,
-                &mut s.impact_contacts,
-            );
-        }
+    // Sequential impacts first: they change the velocities the joints' rows (limits,
+    // curvature look-ahead) are written for, and read the contacts' frames and
+    // restitution, which are prepared for them here. Without them `write_contact_rows`
+    // prepares each point in its own pass over the points.
+    if sequential_impacts(settings) {
+        contact_rows::prepare(
+            &mut w.collision.points,
+            &s.hot.predicted,
+            &s.hot.pose,
+            settings.contacts.restitution_threshold,
+        );
+        w.stats.sequential_impacts = resolve_sequentially(
+            &mut w.collision.points,
+            &mut s.hot,
+            h,
+            settings.contacts.restitution_threshold,
+            &mut s.impact_contacts,
+        );
     }
     s.raw.clear();
     s.joint_rows.clear();
@@ -372,14 +378,21 @@ fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
     let (settings, s) = (w.settings, &mut *w.scratch);
     let points = &mut w.collision.points;
     let order = &w.collision.order;
-    contact_rows::estimate_loads(
+    let loads = contact_rows::count_supports(
         points,
-        order,
         &s.hot.inverse_mass,
         settings.gravity,
         &mut s.contact_load,
         &mut s.contact_supports,
     );
+    let passes = PointPasses {
+        // Prepared already for sequential impacts (`write_joint_rows`).
+        prepare: (!sequential_impacts(settings)).then_some((
+            &s.hot.predicted[..],
+            settings.contacts.restitution_threshold,
+        )),
+        loads,
+    };
     let joint_rows = s.raw.len();
     let lend = s.islands.identity();
     let (storage, placement) = if lend {
@@ -408,6 +421,7 @@ fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
         storage,
         placement,
         &mut s.positional_contacts,
+        passes,
     );
     // The joints' rows (and lent, the contacts' too), in producer order.
     check_rows(&s.raw, None, w.bodies)?;
