@@ -463,6 +463,21 @@ fn pair_runs(points: &[ContactPoint]) -> impl Iterator<Item = Range<usize>> + '_
         })
 }
 
+/// Stores the memory of each of `points` (all of `pair`) back into its tracked contact.
+#[inline(always)]
+fn remember(pair: &mut PairState, points: &[ContactPoint]) {
+    for point in points {
+        let [_, manifold, index] = point.source.map(|i| i as usize);
+        if let Some(tracked) = pair
+            .manifolds
+            .get_mut(manifold)
+            .and_then(|m| m.points.get_mut(index))
+        {
+            tracked.data = point.memory;
+        }
+    }
+}
+
 impl CollisionPipeline {
     /// Steps 1 and 2: poses, broad phase, filtered candidate pairs (also as body slots in
     /// [`Self::body_pairs`]).
@@ -783,51 +798,6 @@ impl CollisionPipeline {
         self.overlaps.sort_unstable_by_key(|o| (o.sensor, o.other));
     }
 
-    /// This step's touching pairs into [`Self::touching`] (sorted by collider handles),
-    /// once the points' memories hold the step's forces (after
-    /// [`crate::contact::rows::read_forces`]), for a step of `h` seconds: each pair's
-    /// points summed ([`summarize`]); a pair kept because its bodies all sleep keeps its
-    /// entry of `previous` (the last committed touching pairs), with zero impulses.
-    #[inline(always)]
-    pub(crate) fn touching_pairs(&mut self, h: f64, previous: &[ContactPair]) {
-        self.touching.clear();
-        let points = &self.points;
-        let mut runs = pair_runs(points).peekable();
-        let mut asleep = self.asleep_pairs.iter().copied().peekable();
-        loop {
-            let next_run = runs.peek().map(|run| points[run.start].source[0]);
-            // Both lists are in pair order; a sleeping pair has no points.
-            let take_run = match (next_run, asleep.peek()) {
-                (None, None) => break,
-                (Some(pair), Some(&kept)) => pair < kept,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-            };
-            if take_run {
-                let Some(run) = runs.next() else { break };
-                if let Some(pair) = summarize(&points[run], h) {
-                    self.touching.push(pair);
-                }
-                continue;
-            }
-            let Some(kept) = asleep.next() else { break };
-            let Some(state) = self.pairs.get(kept as usize) else {
-                continue;
-            };
-            let key = state.colliders;
-            if let Ok(i) = previous.binary_search_by(|p| p.colliders.cmp(&key)) {
-                self.touching.push(ContactPair {
-                    normal_impulse: 0.0,
-                    friction_impulse: 0.0,
-                    impulse: Vec3::ZERO,
-                    points: 0,
-                    asleep: true,
-                    ..previous[i]
-                });
-            }
-        }
-    }
-
     /// Keeps the manifold lists of the pairs that ended (a single manifold, emptied) for
     /// new pairs, so that beginning pairs do not allocate.
     #[inline(always)]
@@ -915,26 +885,56 @@ impl CollisionPipeline {
         }
     }
 
-    /// Stores every point's memory back into its tracked contact for the next step, pair
-    /// by pair (the pairs' states and manifolds in the order they are stored, rather than
-    /// in the points' height order, whose scattered accesses wait on memory). The points
-    /// are in pair order.
+    /// Once the points' memories hold the step's forces (after
+    /// [`crate::contact::rows::read_forces`]), for a step of `h` seconds, in one walk over
+    /// the points in pair order:
+    /// - stores every point's memory back into its tracked contact for the next step (the
+    ///   pairs' states and manifolds in the order they are stored, rather than in the
+    ///   points' height order, whose scattered accesses wait on memory);
+    /// - lists this step's touching pairs in [`Self::touching`] (sorted by collider
+    ///   handles): each pair's points summed ([`summarize`]); a pair kept because its
+    ///   bodies all sleep keeps its entry of `previous` (the last committed touching
+    ///   pairs), with zero impulses.
     #[inline(always)]
-    pub(crate) fn remember(&mut self) {
-        for run in pair_runs(&self.points) {
-            let points = &self.points[run];
-            let Some(pair) = self.pairs.get_mut(points[0].source[0] as usize) else {
+    pub(crate) fn remember_and_summarize(&mut self, h: f64, previous: &[ContactPair]) {
+        self.touching.clear();
+        let (points, pairs) = (&self.points, &mut self.pairs);
+        let mut runs = pair_runs(points).peekable();
+        let mut asleep = self.asleep_pairs.iter().copied().peekable();
+        loop {
+            let next_run = runs.peek().map(|run| points[run.start].source[0]);
+            // Both lists are in pair order; a sleeping pair has no points.
+            let take_run = match (next_run, asleep.peek()) {
+                (None, None) => break,
+                (Some(pair), Some(&kept)) => pair < kept,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            if take_run {
+                let Some(run) = runs.next() else { break };
+                let points = &points[run];
+                if let Some(pair) = pairs.get_mut(points[0].source[0] as usize) {
+                    remember(pair, points);
+                }
+                if let Some(pair) = summarize(points, h) {
+                    self.touching.push(pair);
+                }
+                continue;
+            }
+            let Some(kept) = asleep.next() else { break };
+            let Some(state) = pairs.get(kept as usize) else {
                 continue;
             };
-            for point in points {
-                let [_, manifold, index] = point.source.map(|i| i as usize);
-                if let Some(tracked) = pair
-                    .manifolds
-                    .get_mut(manifold)
-                    .and_then(|m| m.points.get_mut(index))
-                {
-                    tracked.data = point.memory;
-                }
+            let key = state.colliders;
+            if let Ok(i) = previous.binary_search_by(|p| p.colliders.cmp(&key)) {
+                self.touching.push(ContactPair {
+                    normal_impulse: 0.0,
+                    friction_impulse: 0.0,
+                    impulse: Vec3::ZERO,
+                    points: 0,
+                    asleep: true,
+                    ..previous[i]
+                });
             }
         }
     }

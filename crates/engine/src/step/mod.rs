@@ -543,8 +543,7 @@ fn report_contacts(w: &mut StepState<'_>, h: f64) {
         w.contacts,
         w.wrenches,
     );
-    w.collision.remember();
-    w.collision.touching_pairs(h, &w.events.touching);
+    w.collision.remember_and_summarize(h, &w.events.touching);
     w.events.commit_touching(&w.collision.touching);
     w.events.commit_overlaps(&w.collision.overlaps);
 }
