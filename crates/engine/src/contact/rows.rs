@@ -418,6 +418,9 @@ pub(crate) enum RowPlacement<'a> {
 /// step's force. `positional` (per point, by index) receives each point's
 /// [`PositionalContact`], which records whether it was so treated.
 ///
+/// Before its rows, each point is carried by `passes` (its load estimate, its frames and
+/// restitution), which would otherwise be walks of their own over the points.
+///
 /// Returns whether every written row's values are finite (bounds: not NaN), checked as
 /// they are written rather than in another pass over the rows; `false` may also mean a
 /// finite row whose Jacobian entries sum beyond `f64::MAX` (`RowStorage::all_finite`).

@@ -309,8 +309,9 @@ fn sequential_impacts(settings: &WorldSettings) -> bool {
     matches!(&settings.solver, Solver::Exact(exact) if exact.impacts == ImpactModel::Sequential)
 }
 
-/// Stage 2: the contacts' frames and impacts, then the joints' rows (with their warm
-/// starts and curvature targets) into the raw storage in producer order.
+/// Stage 2: sequential impacts (with the contacts' frames and restitution they read),
+/// then the joints' rows (with their warm starts and curvature targets) into the raw
+/// storage in producer order.
 #[cfg_attr(not(feature = "stage-profile"), inline(always))]
 #[cfg_attr(feature = "stage-profile", inline(never))]
 fn write_joint_rows(w: &mut StepState<'_>, h: f64) {
@@ -371,7 +372,9 @@ fn write_joint_rows(w: &mut StepState<'_>, h: f64) {
 
 /// Stage 4: every contact point's normal and friction rows, written where the islands
 /// put them (or after the joints' in producer order, for rows already in island order,
-/// which are then lent to the solve), and the check that every row is finite.
+/// which are then lent to the solve), and the check that every row is finite. The same
+/// walk over the points prepares each (frames, restitution; unless stage 2 did for
+/// sequential impacts) and starts a new point's normal force at its estimated load.
 #[cfg_attr(not(feature = "stage-profile"), inline(always))]
 #[cfg_attr(feature = "stage-profile", inline(never))]
 fn write_contact_rows(w: &mut StepState<'_>) -> Result<(), WorldError> {
